@@ -1,0 +1,10 @@
+import type { Command } from 'commander';
+
+/** The CLI's command tree as features see it. */
+export interface CliParts {
+  program: Command;
+  agent: Command;
+}
+
+/** Feature CLI additions (capability, event, mcp); each later issue adds one line. */
+export const cliExtensions: Array<(parts: CliParts) => void> = [];

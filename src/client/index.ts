@@ -1,0 +1,120 @@
+import { SseParser, type SseEvent } from './sse.js';
+
+export { SseParser, type SseEvent };
+
+/** spec §2 head metadata. */
+export interface ExecHead {
+  ok: boolean;
+  code: string | null;
+  cmd: string;
+  request_id: string | null;
+  agent_id: string;
+  topic: string;
+  topic_type: string;
+  meta: { uri: string; title: string | null; current_block: string | null } | null;
+}
+
+/** The outcome of one /exec call as a client sees it. */
+export interface ExecOutcome {
+  status: number;
+  /** JSON error body for non-200 answers. */
+  error?: { error: string; message?: string };
+  head?: ExecHead;
+  content?: string;
+  done: boolean;
+  /** The content without its `re:` line (what the CLI and MCP print). */
+  body?: string;
+  /** Client-side code when head arrived without content or done (spec §7). */
+  incomplete?: 'STREAM_INCOMPLETE';
+}
+
+/** Thrown when the daemon cannot be reached (CLI exit 3). */
+export class DaemonUnreachable extends Error {}
+
+/** Strip the `re:` line of a content string (spec §4.7). */
+export function stripReLine(content: string): string {
+  const i = content.indexOf('\n');
+  return i < 0 ? '' : content.slice(i + 1);
+}
+
+/**
+ * A typed client for Loom's wire protocol v0.1 (agent wire). Used by the CLI, the MCP stdio bridge,
+ * benchmarks and tests; it never imports server code.
+ */
+export class LoomClient {
+  constructor(readonly baseUrl: string, readonly agentId?: string) {}
+
+  private async request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
+    try {
+      return await fetch(this.baseUrl + path, {
+        method,
+        headers: { ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...(this.agentId ? { 'X-Agent-Id': this.agentId } : {}), ...headers },
+        body: body !== undefined ? JSON.stringify(body) : undefined,
+      });
+    } catch (err) {
+      throw new DaemonUnreachable(`cannot reach ${this.baseUrl}: ${(err as Error).message}`);
+    }
+  }
+
+  private async json<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
+    const res = await this.request(method, path, body);
+    const text = await res.text();
+    return { status: res.status, body: (text ? JSON.parse(text) : {}) as T };
+  }
+
+  health() { return this.json<{ ok: boolean; agents: number; sessions: number }>('GET', '/health'); }
+  describe() { return this.json<Record<string, unknown>>('GET', '/describe'); }
+  shutdown() { return this.json<{ ok: boolean; message: string }>('POST', '/shutdown'); }
+  listAgents() { return this.json<{ agents: Array<{ id: string; home: string; allowedPaths: string[]; createdAt: string }> }>('GET', '/agents'); }
+  registerAgent(input: Record<string, unknown>) { return this.json<Record<string, unknown>>('POST', '/agents', input); }
+  deleteAgent(id: string) { return this.json<Record<string, unknown>>('DELETE', `/agents/${encodeURIComponent(id)}`); }
+  listSessions(agentId?: string) { return this.json<{ sessions: unknown[] }>('GET', `/sessions${agentId ? `?agent_id=${encodeURIComponent(agentId)}` : ''}`); }
+  openSession(agentId: string, topic: string) { return this.json<Record<string, unknown>>('POST', '/sessions', { agent_id: agentId, topic }); }
+  closeSession(agentId: string, topic: string) { return this.json<Record<string, unknown>>('DELETE', `/sessions/${encodeURIComponent(agentId)}/${encodeURIComponent(topic)}`); }
+  webhook(agentId: string, rotate = false) { return this.json<{ agent_id: string; webhook_url: string }>(rotate ? 'POST' : 'GET', `/agents/${encodeURIComponent(agentId)}/webhook`); }
+  mintCapability(spec: Record<string, unknown>) { return this.json<Record<string, unknown>>('POST', '/capabilities', spec); }
+  listCapabilities(agentId?: string) { return this.json<{ capabilities: Array<Record<string, unknown>> }>('GET', `/capabilities${agentId ? `?agent_id=${encodeURIComponent(agentId)}` : ''}`); }
+  revokeCapability(tokenId: string) { return this.json<Record<string, unknown>>('DELETE', `/capabilities/${encodeURIComponent(tokenId)}`); }
+
+  /** POST /exec and read the SSE answer (spec §4.7). */
+  async exec(topic: string, cmd: string, requestId?: string): Promise<ExecOutcome> {
+    const res = await this.request('POST', '/exec', { cmd, topic, ...(requestId ? { request_id: requestId } : {}) }, { Accept: 'text/event-stream' });
+    if (res.status !== 200) {
+      const text = await res.text();
+      let error: { error: string; message?: string };
+      try { error = JSON.parse(text); } catch { error = { error: text }; }
+      return { status: res.status, error, done: false };
+    }
+    const parser = new SseParser();
+    const events: SseEvent[] = [];
+    const decoder = new TextDecoder();
+    try {
+      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) events.push(...parser.push(decoder.decode(chunk, { stream: true })));
+    } catch {
+      // A cut stream is reported as STREAM_INCOMPLETE below.
+    }
+    const out: ExecOutcome = { status: 200, done: events.some((e) => e.event === 'done') };
+    const head = events.find((e) => e.event === 'head');
+    const content = events.find((e) => e.event === 'content');
+    if (head) out.head = JSON.parse(head.data) as ExecHead;
+    if (content) {
+      out.content = JSON.parse(content.data) as string;
+      out.body = stripReLine(out.content);
+    }
+    if (!out.content || !out.done) out.incomplete = 'STREAM_INCOMPLETE';
+    return out;
+  }
+
+  /** Open GET /events/stream; yields parsed events until the stream ends or `signal` aborts. */
+  async *eventStream(signal?: AbortSignal): AsyncGenerator<SseEvent> {
+    const res = await fetch(this.baseUrl + '/events/stream', { headers: { Accept: 'text/event-stream', ...(this.agentId ? { 'X-Agent-Id': this.agentId } : {}) }, signal }).catch((err: Error) => {
+      throw new DaemonUnreachable(err.message);
+    });
+    if (res.status !== 200) throw new Error(`event stream refused: HTTP ${res.status} ${await res.text()}`);
+    const parser = new SseParser();
+    const decoder = new TextDecoder();
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      for (const e of parser.push(decoder.decode(chunk, { stream: true }))) yield e;
+    }
+  }
+}

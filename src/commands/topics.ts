@@ -1,0 +1,33 @@
+import { content, fail } from '../domain/result.js';
+import type { Command, CommandContext, TopicStatus } from './types.js';
+import { columns } from './format.js';
+
+/** State text of a bash topic (`shell alive · cwd <dir>` or `no shell`); provided by the bash feature. */
+export type BashStateProvider = (t: TopicStatus) => string;
+export const BASH_STATE_KEY = 'topics.bashState';
+
+/** The state column of /topics (behaviour.md §2.11). */
+export function topicState(ctx: CommandContext, t: TopicStatus): string {
+  const s = t.session;
+  let state: string;
+  if (s.ref.type === 'hub') state = '(hub)';
+  else if (s.ref.type === 'bash') state = (ctx.services.ext.get(BASH_STATE_KEY) as BashStateProvider | undefined)?.(t) ?? 'no shell';
+  else state = s.doc ? s.doc.display : '(no document)';
+  if (t.executing) state += ' · executing';
+  if (t.queueLength > 0) state += ` · ${t.queueLength} queued`;
+  return state;
+}
+
+const TYPES = ['tab', 'app', 'bash', 'hub'];
+
+/** `/topics [tab|app|bash|hub]` (behaviour.md §2.11). */
+export const topicsCommand: Command = {
+  name: 'topics',
+  run(ctx) {
+    const filter = ctx.args.trim();
+    if (filter && !TYPES.includes(filter)) return fail('INVALID_ARGS', `Unknown topic type: ${filter} (use tab, app, bash or hub)`);
+    const all = ctx.services.topics(ctx.agent.id).filter((t) => !filter || t.session.ref.type === filter || t.session === ctx.session);
+    const rows = all.map((t) => [`${t.session === ctx.session ? '*' : ' '} ${t.session.ref.topic}`, t.session.ref.type, topicState(ctx, t)]);
+    return content(`Topics of agent ${ctx.agent.id} (${all.length})`, columns(rows, ''));
+  },
+};

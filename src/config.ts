@@ -1,0 +1,33 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+/** Daemon settings from the environment (behaviour.md §1.1). */
+export interface DaemonConfig {
+  port: number;
+  dataDir: string;
+  role: string;
+  label: string;
+  allowedOrigins: string[];
+  wire: 'agent' | 'user';
+}
+
+/** A configuration error: the process exits 2 with this message on stderr. */
+export class ConfigError extends Error {}
+
+/** Read and validate the configuration (behaviour.md §1.1); `portOverride` is `--port`. */
+export function loadConfig(env: NodeJS.ProcessEnv, opts: { portOverride?: string; wire?: 'agent' | 'user' } = {}): DaemonConfig {
+  const wire = opts.wire ?? 'agent';
+  const rawPort = opts.portOverride ?? env.SVC_PORT ?? (wire === 'user' ? '3100' : '3923');
+  const port = Number(rawPort);
+  if (!/^\d+$/.test(rawPort) || port < 1 || port > 65535) throw new ConfigError(`loom: invalid SVC_PORT "${rawPort}"`);
+  const role = env.SVC_ROLE ?? 'agent-host';
+  if (!/^[a-z][a-z0-9-]{0,31}$/.test(role)) throw new ConfigError(`loom: invalid SVC_ROLE "${role}"`);
+  return {
+    port,
+    dataDir: env.SVC_DATA_DIR && env.SVC_DATA_DIR !== '' ? env.SVC_DATA_DIR : join(homedir(), '.loom'),
+    role,
+    label: env.SVC_LABEL ?? 'loom',
+    allowedOrigins: (env.SVC_ALLOWED_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
+    wire,
+  };
+}

@@ -1,0 +1,67 @@
+import { mkdirSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { LoomSystem } from './actors/system.js';
+import { buildRegistry } from './commands/index.js';
+import type { DaemonInfo } from './commands/types.js';
+import type { DaemonConfig } from './config.js';
+import { systemClock, type Clock } from './domain/ports.js';
+import { createApp } from './http/app.js';
+import type { AppContext } from './http/context.js';
+import { LowAgentStore } from './stores/agentStore.js';
+import { FileEnvStore } from './stores/envStore.js';
+import { EmptyPackageRegistry } from './stores/packages.js';
+import { VERSION } from './version.js';
+import { installFeatures } from './features.js';
+
+/** A composed daemon: system and app, not yet listening. */
+export interface Composition {
+  system: LoomSystem;
+  ctx: AppContext;
+  app: ReturnType<typeof createApp>;
+  /** Set the bound port once listening (URLs printed by commands use it). */
+  setPort(port: number): void;
+}
+
+/**
+ * Compose the daemon from its configuration (architecture.md: main.ts is the composition root).
+ * `memory` uses an in-memory agent registry (contract tests); the env store still needs a folder.
+ */
+export async function compose(config: DaemonConfig, opts: { clock?: Clock; memory?: boolean; onShutdown?: () => void; queue?: { max: number; waitMs: number } } = {}): Promise<Composition> {
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  let port = config.port;
+  const clock = opts.clock ?? systemClock;
+  const info: DaemonInfo = { version: VERSION, role: config.role, label: config.label, wire: config.wire, startedAt: clock.now(), port: () => port, dataDir: config.dataDir };
+  const agents = opts.memory ? LowAgentStore.memory() : await LowAgentStore.open(config.dataDir);
+  const registry = buildRegistry();
+  const system = new LoomSystem({ info, clock, agents, env: new FileEnvStore(config.dataDir), packages: new EmptyPackageRegistry(), registry, queue: opts.queue });
+  const ctx: AppContext = {
+    system,
+    allowedOrigins: config.allowedOrigins,
+    describeCapabilities: { describe: {}, agents: {}, sessions: {}, exec: {} },
+    onShutdown: opts.onShutdown ?? (() => undefined),
+  };
+  const routes = await installFeatures(ctx, registry);
+  const app = createApp(ctx, routes);
+  return { system, ctx, app, setPort: (p) => { port = p; } };
+}
+
+/** Listen on 127.0.0.1 only (spec §1). Rejects with the listen error (EADDRINUSE …). */
+export function listen(c: Composition, port: number): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = c.app.listen(port, '127.0.0.1');
+    server.once('error', reject);
+    server.once('listening', () => {
+      c.setPort((server.address() as AddressInfo).port);
+      resolve(server);
+    });
+  });
+}
+
+/** Close a server and every open connection (SSE and keep-alive sockets would hold it open). */
+export function closeServer(server: Server): Promise<void> {
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}

@@ -1,0 +1,51 @@
+/**
+ * Limits, each citing where it is fixed (spec §8, behaviour.md §1.8).
+ */
+
+/** spec §4 / §8: request body cap for all endpoints, inclusive. */
+export const REQUEST_BODY_BYTES = 10 * 1024 * 1024;
+/** behaviour.md §9.1: after an over-cap chunked body, drain this much before closing the socket. */
+export const OVERSIZE_DRAIN_BYTES = 20 * 1024 * 1024;
+/** spec §4.4, §8: webhook body, inclusive. */
+export const WEBHOOK_BODY_BYTES = 65536;
+/** behaviour.md §1.8: fs.max_bytes advertised by /describe. */
+export const FS_MAX_BYTES = 10 * 1024 * 1024;
+/** spec §3 queue table, §8 MAX_QUEUE_SIZE. */
+export const QUEUE_MAX = 5;
+/** spec §3 queue table, §8 QUEUE_WAIT_TIMEOUT_MS. */
+export const QUEUE_WAIT_MS = 120000;
+/** behaviour.md §11: the legacy user wire queue. */
+export const USER_WIRE_QUEUE_MAX = 16;
+/** behaviour.md §11: the legacy user wire queue wait. */
+export const USER_WIRE_QUEUE_WAIT_MS = 60000;
+/** spec §4.10.4, §8: `--<field>-file` size, inclusive. */
+export const FIELD_FILE_BYTES = 1048576;
+/** spec §4.9, §8: grace between the /shutdown answer and exit. */
+export const SHUTDOWN_GRACE_MS = 50;
+/** behaviour.md §1.8: largest capability ttl_ms (30 days). */
+export const CAPABILITY_MAX_TTL_MS = 2592000000;
+/** behaviour.md §1.8: dead capability records stay listed this long. */
+export const DEAD_CAPABILITY_LISTED_MS = 7 * 24 * 3600 * 1000;
+/** behaviour.md §1.8 / §9.8: event stream ping interval. */
+export const EVENT_PING_MS = 15000;
+/** behaviour.md §9.4: SSE comment while a command runs. */
+export const RUNNING_COMMENT_MS = 15000;
+/** behaviour.md §9.8: concurrent event streams per agent. */
+export const EVENT_STREAMS_PER_AGENT = 16;
+/** behaviour.md §1.5: head.cmd display cap. */
+export const CMD_DISPLAY_CHARS = 200;
+/** behaviour.md §1.8: /exec default and maximum timeouts (seconds). */
+export const EXEC_TIMEOUT_DEFAULT_S = 120;
+export const EXEC_TIMEOUT_MAX_S = 600;
+/** behaviour.md §1.8: /exec output shown: first and last half of this many bytes. */
+export const EXEC_OUTPUT_BYTES = 131072;
+/** behaviour.md §1.8: history entries per topic. */
+export const HISTORY_MAX = 50;
+/** behaviour.md §1.8: value shortcuts per topic. */
+export const VALUE_SHORTCUTS_MAX = 500;
+/** behaviour.md §1.8 / §6.1: session variable value size. */
+export const SESSION_VAR_BYTES = 1048576;
+/** behaviour.md §6.2: persistent variable value size. */
+export const PERSISTENT_VAR_BYTES = 65536;
+/** behaviour.md §1.2: request_id length. */
+export const REQUEST_ID_MAX = 256;

@@ -1,0 +1,89 @@
+/**
+ * Ports: the interfaces the actors and commands use to reach storage and the world.
+ * Concrete implementations live in src/stores and src/effects and are injected by main.ts.
+ */
+
+/** Time source. Superset of XState's Clock so the same object drives machine delays (architecture.md: time is injected). */
+export interface Clock {
+  now(): number;
+  setTimeout(fn: (...args: unknown[]) => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+/** The wall clock. */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
+};
+
+/** spec §2 Agent, as stored in `<data>/agents.json` (behaviour.md §1.1). */
+export interface AgentRecord {
+  id: string;
+  home: string;
+  allowedPaths: string[];
+  createdAt: string;
+  /** spec §2 Local webhook: the token is stored in the agent registry (issue 4). */
+  webhookToken?: string;
+}
+
+/** Persistent agent registry (spec §2: agents persist across restarts). */
+export interface AgentStore {
+  list(): AgentRecord[];
+  get(id: string): AgentRecord | undefined;
+  put(record: AgentRecord): Promise<void>;
+  remove(id: string): Promise<boolean>;
+}
+
+/** An env-store scope (behaviour.md §6.3). */
+export interface EnvScope {
+  app?: string;
+  config?: string;
+}
+
+/** One effective persistent variable with the scope it came from. */
+export interface EnvEntry {
+  name: string;
+  value: string;
+  scope: EnvScope;
+}
+
+/** Persistent variables of spec §2 / behaviour.md §6.2, per agent, outside every home. */
+export interface EnvStore {
+  /** The effective variables for a read cascade (config → app → global), first match per name. */
+  effective(agentId: string, scope: EnvScope, opts?: { includeGlobal?: boolean }): EnvEntry[];
+  /** Resolve one name through the cascade. */
+  lookup(agentId: string, scope: EnvScope, name: string, opts?: { includeGlobal?: boolean }): EnvEntry | undefined;
+  /** Write several names into exactly one scope (atomic file write). */
+  set(agentId: string, scope: EnvScope, values: Record<string, string>): Promise<void>;
+  /** Remove names from exactly one scope; returns the names that were absent (nothing removed then). */
+  unset(agentId: string, scope: EnvScope, names: string[]): Promise<string[]>;
+  /** Non-fatal problems to show in listings (behaviour.md §6.2). */
+  warnings(agentId: string): string[];
+}
+
+/** Package registry port (filled by the install issue; behaviour.md §7.6). */
+export interface PackageRecord {
+  name: string;
+  type: 'app' | 'tool';
+  mode: 'local' | 'inplace' | 'link';
+  uri: string;
+  source: string;
+  version?: string;
+  description?: string;
+  files?: number;
+  installedAt: string;
+}
+
+/** Read side of the package registry that documents, hubs and /open need. */
+export interface PackageRegistry {
+  list(agentId: string): PackageRecord[];
+  get(agentId: string, name: string): PackageRecord | undefined;
+}
+
+/** Label of an env scope as printed in output (behaviour.md §6.3). */
+export function scopeLabel(scope: EnvScope): string {
+  if (scope.config && scope.app) return `config ${scope.app}:${scope.config}`;
+  if (scope.app) return `app ${scope.app}`;
+  return 'global';
+}

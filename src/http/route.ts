@@ -1,0 +1,24 @@
+import type { Express, Request, Response } from 'express';
+import { LoomError } from '../domain/errors.js';
+
+export type Handler = (req: Request, res: Response) => Promise<void> | void;
+
+/**
+ * Register a path with its methods; any other method is 405 `Method not allowed: <M> <path>` with
+ * an `Allow` header (behaviour.md §9.1). OPTIONS never reaches here (preflight answers it).
+ */
+export function route(app: Express, path: string, methods: Record<string, Handler>): void {
+  const allow = Object.keys(methods).join(', ');
+  app.all(path, async (req, res) => {
+    const h = methods[req.method];
+    if (!h) throw new LoomError(405, `Method not allowed: ${req.method} ${req.path}`, { headers: { Allow: allow } });
+    await h(req, res);
+  });
+}
+
+/** The trimmed `X-Agent-Id` header, or undefined when absent or empty (behaviour.md §9.4). */
+export function agentHeader(req: Request): string | undefined {
+  const v = req.headers['x-agent-id'];
+  const s = (Array.isArray(v) ? v[0] : v)?.trim();
+  return s ? s : undefined;
+}

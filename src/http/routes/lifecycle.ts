@@ -1,0 +1,35 @@
+import type { Express } from 'express';
+import { FIELD_FILE_BYTES, FS_MAX_BYTES, QUEUE_MAX, QUEUE_WAIT_MS, REQUEST_BODY_BYTES, WEBHOOK_BODY_BYTES } from '../../domain/limits.js';
+import type { AppContext } from '../context.js';
+import { route } from '../route.js';
+
+/** GET /health, GET /describe, POST /shutdown (spec §4.6a, §4.9; behaviour.md §9.3). */
+export function mountLifecycle(app: Express, ctx: AppContext): void {
+  route(app, '/health', {
+    GET: (_req, res) => {
+      const { agents, sessions } = ctx.system.counts();
+      res.json({ ok: true, agents, sessions });
+    },
+  });
+  route(app, '/describe', {
+    GET: (_req, res) => {
+      const { info } = ctx.system.services;
+      res.json({
+        name: 'loom', version: info.version, protocol: '0.1', wire: info.wire,
+        instance: { role: info.role, label: info.label },
+        capabilities: ctx.describeCapabilities,
+        limits: {
+          'fs.max_bytes': FS_MAX_BYTES, request_body_bytes: REQUEST_BODY_BYTES, webhook_body_bytes: WEBHOOK_BODY_BYTES,
+          queue_max: ctx.system.deps.queue?.max ?? QUEUE_MAX, queue_wait_ms: ctx.system.deps.queue?.waitMs ?? QUEUE_WAIT_MS,
+          field_file_bytes: FIELD_FILE_BYTES,
+        },
+      });
+    },
+  });
+  route(app, '/shutdown', {
+    POST: (_req, res) => {
+      res.on('finish', () => ctx.onShutdown());
+      res.json({ ok: true, message: 'loom shutting down' });
+    },
+  });
+}

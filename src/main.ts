@@ -1,0 +1,61 @@
+import { ConfigError, loadConfig } from './config.js';
+import { closeServer, compose, listen } from './daemon.js';
+import { RegistryReadError } from './stores/jsonAdapter.js';
+import { SHUTDOWN_GRACE_MS } from './domain/limits.js';
+
+/**
+ * Run the daemon in the foreground (behaviour.md §1.1): validate the configuration (exit 2),
+ * open the registries (exit 1 when unreadable), listen on 127.0.0.1 (exit 1 when the port is in
+ * use), print the ready line, and stop cleanly on SIGINT, SIGTERM or POST /shutdown (exit 0).
+ */
+export async function runDaemon(opts: { port?: string; wire?: 'agent' | 'user' } = {}): Promise<void> {
+  let config;
+  try {
+    config = loadConfig(process.env, { portOverride: opts.port, wire: opts.wire });
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(err.message + '\n');
+      process.exit(2);
+    }
+    throw err;
+  }
+  let stopping = false;
+  // eslint-disable-next-line prefer-const
+  let stop: (delayMs: number) => void;
+  let composition;
+  try {
+    composition = await compose(config, { onShutdown: () => stop(SHUTDOWN_GRACE_MS) });
+  } catch (err) {
+    if (err instanceof RegistryReadError) {
+      process.stderr.write(`loom: ${err.message}\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  let server;
+  try {
+    server = await listen(composition, config.port);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      process.stderr.write(`loom: port ${config.port} is in use\n`);
+      process.exit(1);
+    }
+    throw err;
+  }
+  const s = server;
+  const c = composition;
+  stop = (delayMs: number) => {
+    if (stopping) return;
+    stopping = true;
+    setTimeout(() => {
+      void (async () => {
+        await c.system.shutdown();
+        await closeServer(s);
+        process.exit(0);
+      })();
+    }, delayMs);
+  };
+  process.on('SIGINT', () => stop(0));
+  process.on('SIGTERM', () => stop(0));
+  process.stdout.write(`loom listening on http://127.0.0.1:${config.port}\n`);
+}
