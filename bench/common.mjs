@@ -1,0 +1,43 @@
+// Shared bench helpers: start the built daemon on a free port, machine description, result writing.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+export function freePort() {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => resolve(p)); });
+  });
+}
+
+/** Start dist/cli/main.js daemon with a temp SVC_DATA_DIR; resolves when ready. */
+export async function startDaemon(env = {}) {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'loom-bench-'));
+  const proc = spawn(process.execPath, [join(root, 'dist/cli/main.js'), 'daemon'], {
+    env: { ...process.env, SVC_PORT: String(port), SVC_DATA_DIR: dataDir, ...env }, stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  await new Promise((resolve, reject) => {
+    let out = '';
+    proc.stdout.on('data', (c) => { out += c; if (out.includes('listening')) resolve(); });
+    proc.once('exit', (c) => reject(new Error(`daemon exited ${c}`)));
+  });
+  return { port, dataDir, base: `http://127.0.0.1:${port}`, stop: () => new Promise((r) => { proc.once('exit', r); proc.kill('SIGTERM'); }) };
+}
+
+/** "<cpu model> ×<n>, <GiB> GiB RAM, Node <v>" */
+export function machine() {
+  return `${cpus()[0]?.model ?? 'cpu'} ×${cpus().length}, ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}`;
+}
+
+/** Write bench/results/<name>.md with a header naming machine, date and command. */
+export function writeResult(name, title, body) {
+  const text = `## ${title}\n\n- Machine: ${machine()}\n- Date: ${new Date().toISOString()}\n- Command: \`npm run bench -- ${name}\`\n\n${body.trim()}\n`;
+  writeFileSync(join(root, 'bench', 'results', `${name}.md`), text);
+  console.log(text);
+}
