@@ -13,7 +13,7 @@ describe('inspection hook (issue 2 item 11)', () => {
     await call(t.base, 'POST', '/agents', { body: { agent_id: 'spy' } });
     await t.client('spy').exec('watched', '/help');
     off();
-    const systemIds = new Set(seen.map((e) => e.actorRef.options.systemId).filter(Boolean));
+    const systemIds = new Set(seen.map((e) => (e.actorRef as unknown as { options: { systemId?: string } }).options.systemId).filter(Boolean));
     expect(systemIds).toContain('agent:spy');
     expect(systemIds).toContain('topic:spy:watched');
     const eventTypes = seen.filter((e) => e.type === '@xstate.event').map((e) => (e as { event: { type: string } }).event.type);

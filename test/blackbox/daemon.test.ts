@@ -87,19 +87,19 @@ describe('black-box session (issue 2)', () => {
     const listing = await raw(d.port, { method: 'POST', path: '/exec', headers: { 'X-Agent-Id': 'leo' }, body: JSON.stringify({ cmd: '/set', topic: 'app:weather' }) });
     expect(listing.body).toContain('$API = \\"se…\\" (12 chars, app weather)');
     expect(listing.body).not.toContain('secret-value');
-    const created = (await (await fetch(`${d.base}/agents`)).json()).agents[0].createdAt;
+    const created = ((await (await fetch(`${d.base}/agents`)).json()) as { agents: Array<{ createdAt: string }> }).agents[0].createdAt;
     expect(await d.stop()).toBe(0);
 
     d = await startDaemon({ dataDir });
     running.push(d);
-    const agents = (await (await fetch(`${d.base}/agents`)).json()).agents;
+    const agents = ((await (await fetch(`${d.base}/agents`)).json()) as { agents: unknown[] }).agents;
     expect(agents).toEqual([{ id: 'leo', home: join(dataDir, 'agents', 'leo', 'home'), allowedPaths: [], createdAt: created }]);
     const after = await raw(d.port, { method: 'POST', path: '/exec', headers: { 'X-Agent-Id': 'leo' }, body: JSON.stringify({ cmd: '/set', topic: 'app:weather' }) });
     // Persistent variables survive; session variables do not.
     expect(after.body).toContain('$API = ');
     expect(after.body).not.toContain('{city}');
-    const describe = await (await fetch(`${d.base}/describe`)).json();
-    expect(describe.version).toBe(VERSION);
+    const described = (await (await fetch(`${d.base}/describe`)).json()) as { version: string };
+    expect(described.version).toBe(VERSION);
     const bye = await (await fetch(`${d.base}/shutdown`, { method: 'POST' })).json();
     expect(bye).toEqual({ ok: true, message: 'loom shutting down' });
     expect(await d.stop()).toBe(0);
