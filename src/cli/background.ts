@@ -15,6 +15,17 @@ function readPid(): number | undefined {
   }
 }
 
+/** True when `pid` runs this CLI's `daemon` command (never signal an unrelated process that reused the pid). */
+function isLoomDaemon(pid: number): boolean {
+  try {
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    return argv.includes('daemon') && argv.some((a) => a.endsWith('main.js'));
+  } catch {
+    // No /proc entry (gone, or not Linux): treat as not ours.
+    return false;
+  }
+}
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -65,7 +76,7 @@ export async function stop(opts: GlobalOpts): Promise<number> {
   const pid = readPid();
   if (await answers(opts)) {
     await client(opts, false).shutdown();
-  } else if (pid && alive(pid)) {
+  } else if (pid && alive(pid) && isLoomDaemon(pid)) {
     process.kill(pid, 'SIGTERM');
   } else {
     process.stdout.write('loom is not running\n');
