@@ -83,7 +83,7 @@ export async function stop(opts: GlobalOpts): Promise<number> {
     rmSync(pidFile(), { force: true });
     return 0;
   }
-  for (let i = 0; i < 50 && ((await answers(opts)) || (pid !== undefined && alive(pid))); i++) await sleep(100);
+  for (let i = 0; i < 50 && ((await answers(opts)) || (pid !== undefined && alive(pid) && isLoomDaemon(pid))); i++) await sleep(100);
   rmSync(pidFile(), { force: true });
   process.stdout.write('loom stopped\n');
   return 0;
