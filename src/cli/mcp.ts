@@ -67,9 +67,14 @@ export async function ensureDaemon(client: LoomClient, opts: GlobalOpts, waitMs 
   const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', log, log], env: process.env });
   closeSync(log);
   child.unref();
+  let exited = false;
+  child.once('exit', () => { exited = true; });
   const deadline = Date.now() + waitMs;
   while (Date.now() < deadline) {
     if (await healthy(client)) return true;
+    // A daemon that exited (bad config, port taken) will not answer; one more look covers a
+    // concurrent start by another process that won the port.
+    if (exited) return healthy(client);
     await new Promise((r) => setTimeout(r, 100));
   }
   return false;

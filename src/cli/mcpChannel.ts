@@ -51,9 +51,11 @@ export interface ChannelOptions {
   maxDelayMs?: number;
   /** Told about stream failures (stderr in `loom mcp`). */
   onError?: (err: unknown) => void;
+  /** Waits between attempts (injected in tests; default: a timer that ends early on abort). */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+function timerSleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
     const t = setTimeout(done, ms);
@@ -74,6 +76,7 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
 export async function forwardEvents(o: ChannelOptions): Promise<void> {
   const min = o.minDelayMs ?? 1000;
   const max = o.maxDelayMs ?? 30000;
+  const sleep = o.sleep ?? timerSleep;
   let delay = min;
   while (!o.signal.aborted) {
     try {
