@@ -1,4 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { z } from 'zod';
 import { VERSION } from '../version.js';
 import { CMD_DESCRIPTION, TOOL_DESCRIPTION, TOOL_NAME, TOOL_TITLE, TOPIC_DESCRIPTION, callTool, type ToolRunner } from './tool.js';
@@ -8,6 +9,13 @@ export const toolInputSchema = {
   topic: z.string().min(1).describe(TOPIC_DESCRIPTION),
   cmd: z.string().min(1).describe(CMD_DESCRIPTION),
 };
+
+/**
+ * One JSON Schema validator for every server. The SDK builds a fresh Ajv instance per server unless
+ * given one, which was the largest single cost of a stateless request; it only validates
+ * elicitation answers, which the `loom` tool never asks for, and it caches compiled schemas.
+ */
+const sharedValidator = new AjvJsonSchemaValidator();
 
 /** Options of one tool server. */
 export interface ToolServerOptions {
@@ -23,7 +31,7 @@ export interface ToolServerOptions {
 export function createToolServer(run: ToolRunner, opts: ToolServerOptions = {}): McpServer {
   const server = new McpServer(
     { name: TOOL_NAME, version: VERSION },
-    opts.experimental ? { capabilities: { experimental: opts.experimental } } : undefined,
+    { jsonSchemaValidator: sharedValidator, ...(opts.experimental ? { capabilities: { experimental: opts.experimental } } : {}) },
   );
   server.registerTool(
     TOOL_NAME,
