@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { VERSION } from '../../src/version.js';
@@ -92,6 +93,20 @@ describe('loom mcp over stdio (behaviour.md §10.4)', () => {
     const agents = (await call(d.base, 'GET', '/agents')).body.agents as Array<{ id: string }>;
     expect(agents.map((a) => a.id)).toContain('envagent');
     await client.close();
+  });
+});
+
+describe('loom mcp lifetime', () => {
+  it('when the host closes stdin, then the process exits 0 and has written nothing but MCP to stdout', async () => {
+    const p = spawn(process.execPath, [CLI, 'mcp', '--agent', 'short'], { env: { ...process.env, SVC_PORT: String(d.port), SVC_DATA_DIR: d.dataDir }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    p.stdout.on('data', (c: Buffer) => { out += c.toString(); });
+    const exited = new Promise<number | null>((resolve) => p.on('exit', (code) => resolve(code)));
+    p.stdin.write(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }) + '\n');
+    while (!out.includes('\n')) await new Promise((r) => setTimeout(r, 20));
+    p.stdin.end();
+    expect(await exited).toBe(0);
+    expect(out.trim().split('\n').map((l) => JSON.parse(l))).toEqual([{ jsonrpc: '2.0', id: 1, result: {} }]);
   });
 });
 
