@@ -1,7 +1,6 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
-import { writeFileAtomic } from '../stores/atomicFile.js';
 import { client, dataDir, guard, print, type GlobalOpts } from './common.js';
 
 /** `loom agent add|list|rm|use` (behaviour.md §2.13); returns the `agent` command for extensions. */
@@ -33,7 +32,7 @@ export function agentCommands(program: Command): Command {
   }));
   agent.command('use <id>').description('Make <id> the default agent of this CLI').action((id: string) => guard(async () => {
     mkdirSync(dataDir(), { recursive: true, mode: 0o700 });
-    writeFileAtomic(join(dataDir(), 'cli.json'), JSON.stringify({ agent: id }) + '\n');
+    writeFileSync(join(dataDir(), 'cli.json'), JSON.stringify({ agent: id }) + '\n', { mode: 0o600 });
     print(g(), { agent: id }, `Default agent: ${id}`);
   }));
   return agent;

@@ -15,9 +15,15 @@ export function dataDir(): string {
   return process.env.SVC_DATA_DIR && process.env.SVC_DATA_DIR !== '' ? process.env.SVC_DATA_DIR : join(homedir(), '.loom');
 }
 
-/** The port: `--port` > SVC_PORT > 3923. */
+/** A usage error: the CLI prints the message and exits 2 (behaviour.md §2.13). */
+export class UsageError extends Error {}
+
+/** The port: `--port` > SVC_PORT > 3923, an integer 1–65535 as the daemon demands (behaviour.md §1.1). */
 export function cliPort(opts: GlobalOpts): number {
-  return Number(opts.port ?? process.env.SVC_PORT ?? '3923');
+  const raw = opts.port ?? process.env.SVC_PORT ?? '3923';
+  const port = Number(raw);
+  if (!/^\d+$/.test(raw) || port < 1 || port > 65535) throw new UsageError(`loom: invalid SVC_PORT "${raw}"`);
+  return port;
 }
 
 /** Agent: `--agent` > LOOM_AGENT_ID > `loom agent use` > `default` (behaviour.md §2.13, plus `use`). */
@@ -43,6 +49,11 @@ export async function guard(fn: () => Promise<number | void>): Promise<void> {
   try {
     process.exitCode = (await fn()) ?? 0;
   } catch (err) {
+    if (err instanceof UsageError) {
+      process.stderr.write(`${err.message}\n`);
+      process.exitCode = 2;
+      return;
+    }
     if (err instanceof DaemonUnreachable) {
       process.stderr.write(`loom: daemon not reachable (${err.message}); start it with: loom start\n`);
       process.exitCode = 3;

@@ -27,7 +27,11 @@ export const topicsCommand: Command = {
     const filter = ctx.args.trim();
     if (filter && !TYPES.includes(filter)) return fail('INVALID_ARGS', `Unknown topic type: ${filter} (use tab, app, bash or hub)`);
     const all = ctx.services.topics(ctx.agent.id).filter((t) => !filter || t.session.ref.type === filter || t.session === ctx.session);
-    const rows = all.map((t) => [`${t.session === ctx.session ? '*' : ' '} ${t.session.ref.topic}`, t.session.ref.type, topicState(ctx, t)]);
+    // The calling topic is busy with this very /topics; behaviour.md §2.11's example shows it without ` · executing`.
+    const rows = all.map((t) => {
+      const self = t.session === ctx.session;
+      return [`${self ? '*' : ' '} ${t.session.ref.topic}`, t.session.ref.type, topicState(ctx, self ? { ...t, executing: false } : t)];
+    });
     return content(`Topics of agent ${ctx.agent.id} (${all.length})`, columns(rows, ''));
   },
 };

@@ -91,6 +91,7 @@ export const topicQueueMachine = setup({
     },
     executing: {
       invoke: {
+        id: 'runCommand',
         src: 'runCommand',
         input: ({ context }) => ({ ticket: context.running as QueueTicket }),
         onDone: [{ guard: 'hasWaiting', target: 'executing', reenter: true, actions: ['dequeue', { type: 'startTicket', params: ({ context }) => ({ ticket: context.running as QueueTicket }) }] }, { target: 'idle', actions: assign({ running: null }) }],

@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Clock } from '../../src/domain/ports.js';
+import { VERSION } from '../../src/version.js';
+import { bench, page, type CommandBench } from './support.js';
+
+/** Wall-clock timers with a movable "now", so uptime can be checked without waiting. */
+let offset = 0;
+const clock: Clock = {
+  now: () => Date.now() + offset,
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
+};
+
+let b: CommandBench;
+beforeAll(async () => { b = await bench({ clock }); });
+afterAll(async () => { await b.close(); });
+
+const MINT = 'Mint from a shell: loom agent capability mint --path <prefix> --verbs get,put --ttl 15m [--single-use]';
+
+describe('behaviour.md §2.12 system hub', () => {
+  it('when /open runs in the system topic, then version, uptime and this agent\'s queues are shown', async () => {
+    await b.run('main', '/info');
+    offset = ((1 * 24 + 2) * 60 + 3) * 60000 + 59000;
+    const r = await b.run('system', '/open');
+    expect(r).toMatchObject({ ok: true, code: null });
+    expect(r.head.meta).toBeNull();
+    expect(r.body).toBe(page('System hub', [
+      `Loom ${VERSION} · protocol 0.1 · role agent-host · port ${b.t.port}`,
+      'Uptime: 1d 2h 3m · agents: 1 · sessions: 2',
+      'Queues of leo',
+      '  main    idle',
+      '  system  executing · 0 queued',
+    ]));
+  });
+
+  it('when /refresh runs in the system topic, then the page is rendered again', async () => {
+    const r = await b.run('system', '/refresh');
+    expect(r.body.split('\n').slice(0, 3)).toEqual(['System hub', '---', `Loom ${VERSION} · protocol 0.1 · role agent-host · port ${b.t.port}`]);
+  });
+
+  it('when another agent has topics, then only the caller\'s queues are listed', async () => {
+    const other = await b.agent('mia');
+    await other.run('elsewhere', '/info');
+    const r = await b.run('system', '/refresh');
+    expect(r.body).not.toContain('elsewhere');
+    expect(r.body.split('\n')[3]).toBe('Uptime: 1d 2h 3m · agents: 2 · sessions: 3');
+  });
+});
+
+describe('behaviour.md §2.12 agent hub', () => {
+  it('when /open runs in the agent topic, then id, home, paths, created, webhook, capabilities and the mint line', async () => {
+    const agents = await b.t.client().listAgents();
+    const leo = agents.body.agents.find((a) => a.id === 'leo');
+    const r = await b.run('agent', '/open');
+    expect(r.body).toBe(page('Agent hub', [
+      'Agent: leo',
+      `Home: ${b.home}`,
+      'Allowed paths: (none)',
+      `Created: ${leo?.createdAt}`,
+      'Webhook: (none)',
+      'Capabilities (0 live)',
+      MINT,
+    ]));
+    expect((await b.run('agent', '/refresh')).body).toBe(r.body);
+  });
+
+  it('when the agent has allowed paths, then they are listed', async () => {
+    const ada = b.t.client('ada');
+    await ada.registerAgent({ agent_id: 'ada', allowed_paths: ['/srv/one', '/srv/two'] });
+    const out = await ada.exec('agent', '/open');
+    expect(out.body?.split('\n')[4]).toBe('Allowed paths: /srv/one, /srv/two');
+  });
+});
+
+describe('behaviour.md §2.3 /refresh outside a hub', () => {
+  it('when no document is open, then INVALID_TARGET No document open.', async () => {
+    const r = await b.run('main', '/refresh');
+    expect(r).toMatchObject({ ok: false, code: 'INVALID_TARGET', body: 'ERROR(INVALID_TARGET): No document open.' });
+  });
+});
