@@ -2,12 +2,13 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { DaemonUnreachable, LoomClient, type ExecOutcome } from '../client/index.js';
 import type { TopicRef } from '../domain/topic.js';
-import { createToolServer } from '../mcp/server.js';
-import { busyText, type ToolOutcome, type ToolRunner } from '../mcp/tool.js';
-import { cliPort, dataDir, type GlobalOpts } from './common.js';
+import { TOOL_CONFIG, TOOL_NAME, busyText, callTool, type ToolOutcome, type ToolRunner } from '../domain/mcpTool.js';
+import { VERSION } from '../version.js';
+import { cliPort, dataDir, guard, type GlobalOpts } from './common.js';
 import type { CliParts } from './extensions.js';
 import { CHANNEL_CAPABILITY, CHANNEL_METHOD, forwardEvents } from './mcpChannel.js';
 
@@ -45,12 +46,22 @@ export function bridgeRunner(client: LoomClient): ToolRunner {
   };
 }
 
+/** How long one /health probe may take before the port counts as not answering. */
+const HEALTH_TIMEOUT_MS = 2000;
+
+/**
+ * GET /health answered 200. A peer that accepts and drops connections can leave fetch pending with
+ * nothing keeping the process alive, so the probe races a (ref'd) timer.
+ */
 async function healthy(client: LoomClient): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), HEALTH_TIMEOUT_MS); });
+  // Unreachable, or something that is not Loom (not JSON): either way no daemon of ours answers.
+  const probe = client.health().then((r) => r.status === 200, () => false);
   try {
-    return (await client.health()).status === 200;
-  } catch (err) {
-    if (err instanceof DaemonUnreachable) return false;
-    throw err;
+    return await Promise.race([probe, timeout]);
+  } finally {
+    clearTimeout(timer);
   }
 }
 
@@ -96,7 +107,10 @@ export async function runMcp(opts: GlobalOpts, channel: boolean): Promise<number
     return 1;
   }
   const client = new LoomClient(base, agentId);
-  const server = createToolServer(bridgeRunner(client), channel ? { experimental: { [CHANNEL_CAPABILITY]: {} } } : {});
+  // The same tool as POST /mcp (src/mcp/server.ts), from the shared domain contract.
+  const server = new McpServer({ name: TOOL_NAME, version: VERSION }, channel ? { capabilities: { experimental: { [CHANNEL_CAPABILITY]: {} } } } : undefined);
+  const run = bridgeRunner(client);
+  server.registerTool(TOOL_NAME, TOOL_CONFIG, async (args) => callTool(args, run));
   const transport = new StdioServerTransport();
   const stop = new AbortController();
   const closed = new Promise<void>((resolve) => {
@@ -129,8 +143,9 @@ export function mcpCli({ program }: CliParts): void {
     .description('Serve the loom MCP tool on stdio (for hosts that launch a command); starts the daemon if needed')
     .option('--channel', 'forward webhook events as notifications/claude/channel')
     .action(async (o: { channel?: boolean }) => {
-      const code = await runMcp(program.opts<GlobalOpts>(), o.channel === true);
+      // guard maps a usage error (bad port) to exit 2 like every other command.
+      await guard(() => runMcp(program.opts<GlobalOpts>(), o.channel === true));
       // Open sockets (the event stream, keep-alive) must not keep a finished bridge alive.
-      process.exit(code);
+      process.exit(process.exitCode ?? 0);
     });
 }

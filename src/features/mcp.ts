@@ -1,6 +1,6 @@
 import type { Feature } from '../features.js';
 import { mountMcp } from '../http/routes/mcp.js';
-import { TOOL_NAME } from '../mcp/tool.js';
+import { TOOL_NAME } from '../domain/mcpTool.js';
 
 /**
  * MCP (spec §4.8, behaviour.md §10): POST/GET/DELETE /mcp and the `mcp` entry of /describe

@@ -1,14 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { z } from 'zod';
-import { VERSION } from '../version.js';
-import { CMD_DESCRIPTION, TOOL_DESCRIPTION, TOOL_NAME, TOOL_TITLE, TOPIC_DESCRIPTION, callTool, type ToolRunner } from './tool.js';
-
-/** Input schema of the `loom` tool (behaviour.md §10.1): both strings, minLength 1, required. */
-export const toolInputSchema = {
-  topic: z.string().min(1).describe(TOPIC_DESCRIPTION),
-  cmd: z.string().min(1).describe(CMD_DESCRIPTION),
-};
+import { TOOL_CONFIG, TOOL_NAME, callTool, type ToolRunner } from '../domain/mcpTool.js';
 
 /**
  * One JSON Schema validator for every server. The SDK builds a fresh Ajv instance per server unless
@@ -17,26 +9,14 @@ export const toolInputSchema = {
  */
 const sharedValidator = new AjvJsonSchemaValidator();
 
-/** Options of one tool server. */
-export interface ToolServerOptions {
-  /** `capabilities.experimental` to advertise (the stdio `--channel` mode, behaviour.md §10.4). */
-  experimental?: Record<string, Record<string, unknown>>;
-}
-
 /**
  * An MCP server with the one `loom` tool (spec §4.8, behaviour.md §10.1), server info
- * `{name: "loom", version}`. POST /mcp builds one per request (stateless); `loom mcp` builds one
- * per process. The runner decides where commands execute.
+ * `{name: "loom", version}`, for POST /mcp, which builds one per request (stateless). The runner
+ * decides where commands execute. (`loom mcp` builds its one server in src/cli/mcp.ts from the same
+ * domain contract: the CLI may not import this layer.)
  */
-export function createToolServer(run: ToolRunner, opts: ToolServerOptions = {}): McpServer {
-  const server = new McpServer(
-    { name: TOOL_NAME, version: VERSION },
-    { jsonSchemaValidator: sharedValidator, ...(opts.experimental ? { capabilities: { experimental: opts.experimental } } : {}) },
-  );
-  server.registerTool(
-    TOOL_NAME,
-    { title: TOOL_TITLE, description: TOOL_DESCRIPTION, inputSchema: toolInputSchema },
-    async (args) => callTool(args, run),
-  );
+export function createToolServer(run: ToolRunner, version: string): McpServer {
+  const server = new McpServer({ name: TOOL_NAME, version }, { jsonSchemaValidator: sharedValidator });
+  server.registerTool(TOOL_NAME, TOOL_CONFIG, async (args) => callTool(args, run));
   return server;
 }

@@ -4,7 +4,7 @@ import { VERSION } from '../../src/version.js';
 import { call, raw, startApp, type TestApp } from '../helpers/app.js';
 import { MCP_HEADERS, env, httpClient, loom, rpc } from './helpers.js';
 
-// behaviour.md §10.1, written out here so a drift in src/mcp/tool.ts fails this test.
+// behaviour.md §10.1, written out here so a drift in src/domain/mcpTool.ts fails this test.
 const DESCRIPTION = `Run one Loom command in a topic and get its text result. Loom is your local workspace runtime:
 you read Markdown documents, call the actions they declare (HTTP calls or local commands), edit
 files, run shell commands and read your event inbox — all through slash commands.

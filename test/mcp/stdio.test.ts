@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
+import { createServer } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { VERSION } from '../../src/version.js';
@@ -127,10 +128,23 @@ describe('loom mcp start-up (behaviour.md §10.4)', () => {
   });
 
   it('when the daemon cannot start, then exit 1 with `loom: daemon did not start`', async () => {
-    // Port 0 is refused by the daemon's configuration (exit 2), so nothing ever answers.
+    // Something that is not Loom holds the port: /health fails and the spawned daemon cannot bind.
+    const blocker = createServer((s) => s.destroy());
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', () => resolve()));
+    const port = (blocker.address() as { port: number }).port;
+    try {
+      const r = await runCli(['mcp'], { SVC_PORT: String(port), SVC_DATA_DIR: tempDir() });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toBe('loom: daemon did not start\n');
+      expect(r.stdout).toBe('');
+    } finally {
+      await new Promise<void>((resolve) => blocker.close(() => resolve()));
+    }
+  });
+
+  it('when SVC_PORT is not a port, then exit 2 (usage) without starting anything', async () => {
     const r = await runCli(['mcp'], { SVC_PORT: '0', SVC_DATA_DIR: tempDir() });
-    expect(r.code).toBe(1);
-    expect(r.stderr).toBe('loom: daemon did not start\n');
-    expect(r.stdout).toBe('');
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('loom: invalid SVC_PORT "0"\n');
   });
 });

@@ -5,7 +5,7 @@ import { LoomError, errorMessage } from '../../domain/errors.js';
 import { isAgentId } from '../../domain/ids.js';
 import type { TopicRef } from '../../domain/topic.js';
 import { createToolServer } from '../../mcp/server.js';
-import { busyText, type ToolOutcome, type ToolRunner } from '../../mcp/tool.js';
+import { busyText, type ToolOutcome, type ToolRunner } from '../../domain/mcpTool.js';
 import type { AppContext } from '../context.js';
 import { readBody } from '../body.js';
 import { agentHeader, route } from '../route.js';
@@ -63,7 +63,7 @@ async function handlePost(ctx: AppContext, req: Request, res: Response): Promise
     res.status(400).json(PARSE_ERROR);
     return;
   }
-  const server = createToolServer(systemRunner(ctx.system, agentId));
+  const server = createToolServer(systemRunner(ctx.system, agentId), ctx.system.services.info.version);
   const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
   // Registered before handleRequest: a client that leaves early still frees server and transport.
   res.on('close', () => {
