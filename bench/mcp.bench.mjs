@@ -8,7 +8,7 @@ import { root, startDaemon, writeResult } from './common.mjs';
 
 const CONNECTIONS = 10;
 const DURATION_S = 5;
-const ROUNDS = 4;
+const ROUNDS = 6;
 const HEADERS = { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'X-Agent-Id': 'bench' };
 
 function startBare(env = {}) {
