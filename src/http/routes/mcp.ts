@@ -1,0 +1,87 @@
+import type { Express, Request, Response } from 'express';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { ExecResult, LoomSystem } from '../../actors/system.js';
+import { LoomError, errorMessage } from '../../domain/errors.js';
+import { isAgentId } from '../../domain/ids.js';
+import type { TopicRef } from '../../domain/topic.js';
+import { createToolServer } from '../../mcp/server.js';
+import { busyText, type ToolOutcome, type ToolRunner } from '../../domain/mcpTool.js';
+import type { AppContext } from '../context.js';
+import { readBody } from '../body.js';
+import { agentHeader, route } from '../route.js';
+
+/** behaviour.md §10.1: the body of GET and DELETE /mcp (405), as the SDK's stateless example answers. */
+export const MCP_METHOD_NOT_ALLOWED = { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null } as const;
+
+/** The JSON-RPC parse error the SDK transport gives for a body that is not JSON. */
+const PARSE_ERROR = { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: Invalid JSON' }, id: null } as const;
+
+/**
+ * The daemon's tool runner for one agent: the /exec command path with the `try` policy, so a topic
+ * that is executing (from /exec or /mcp) answers BUSY at once and is not queued (spec §4.8,
+ * behaviour.md §10.3: the BUSY test and the start are one step of the topic's queue machine).
+ */
+export function systemRunner(system: LoomSystem, agentId: string): ToolRunner {
+  return (ref: TopicRef, cmd: string) => new Promise<ToolOutcome>((resolve) => {
+    try {
+      system.submit(agentId, ref, cmd, {
+        onStart: () => undefined,
+        onRefuse: (reason) => resolve({ ok: false, topic: ref.topic, body: reason === 'BUSY' ? busyText(ref.topic) : `ERROR(INTERNAL_ERROR): refused: ${reason}` }),
+        onResult: (raw) => {
+          const r = raw as ExecResult;
+          resolve({ ok: r.ok, topic: r.topic, body: r.body, code: r.code });
+        },
+      }, 'try');
+    } catch (err) {
+      // The agent was deleted between auto-registration and submit.
+      resolve({ ok: false, topic: ref.topic, body: `ERROR(INTERNAL_ERROR): ${errorMessage(err)}` });
+    }
+  });
+}
+
+/** The JSON-RPC payload of a POST, or undefined when it is not JSON (empty counts as not JSON, as in the SDK). */
+function parseJson(buf: Buffer): unknown {
+  try {
+    return JSON.parse(buf.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * POST /mcp (spec §4.8, behaviour.md §10.1): Streamable HTTP, stateless — a fresh tool server and
+ * transport per request, JSON responses, no session ids. The body is read here with the 10 MiB cap
+ * of behaviour.md §9.1 and handed to the transport as `parsedBody` (no app-wide JSON parser).
+ */
+async function handlePost(ctx: AppContext, req: Request, res: Response): Promise<void> {
+  const agentId = agentHeader(req) ?? 'default';
+  if (!isAgentId(agentId)) throw new LoomError(400, `Invalid agent_id: ${agentId}`);
+  // Unknown agents are auto-registered on first touch with a derived home (spec §4.8).
+  await ctx.system.ensureAgent(agentId);
+  const parsed = parseJson(await readBody(req));
+  if (parsed === undefined) {
+    res.status(400).json(PARSE_ERROR);
+    return;
+  }
+  const server = createToolServer(systemRunner(ctx.system, agentId), ctx.system.services.info.version);
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  // Registered before handleRequest: a client that leaves early still frees server and transport.
+  res.on('close', () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(req, res, parsed);
+}
+
+/** POST, GET, DELETE /mcp; other methods get the generic 405 of behaviour.md §9.1. */
+export function mountMcp(app: Express, ctx: AppContext): void {
+  const notAllowed = (_req: Request, res: Response) => {
+    res.status(405).setHeader('Allow', 'POST').json(MCP_METHOD_NOT_ALLOWED);
+  };
+  route(app, '/mcp', {
+    POST: (req, res) => handlePost(ctx, req, res),
+    GET: notAllowed,
+    DELETE: notAllowed,
+  });
+}
