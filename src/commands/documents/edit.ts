@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { content, fail, type CommandResult } from '../../domain/result.js';
 import { anchorIds, findAnchor } from '../../sfmd/anchors.js';
-import { parseDocument } from '../../sfmd/parse.js';
+import { parseCached } from './parseCache.js';
 import type { Command, CommandContext } from '../types.js';
 import { parseFlags, splitArgs } from './args.js';
 import { recordRead, readRequired, resolveFile, splitLines, type FilePath } from './fileOps.js';
@@ -60,7 +60,7 @@ export const editCommand: Command = {
     let range: { a: number; b: number } | null = null;
     let title: string;
     if (anchor !== null) {
-      const doc = parseDocument(text);
+      const doc = parseCached(text);
       const at = findAnchor(doc, anchor);
       if (!at) {
         const ids = anchorIds(doc);

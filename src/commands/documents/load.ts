@@ -4,11 +4,11 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { fail, type CommandResult } from '../../domain/result.js';
 import { displayOf, isInside, resolveInWorkspace } from '../../effects/workspace.js';
 import { isManifest, validateManifest, type Manifest } from '../../sfmd/manifest.js';
-import { parseDocument } from '../../sfmd/parse.js';
 import type { DocOrigin, LoadedDocument } from '../docContract.js';
 import type { CommandContext } from '../types.js';
 import { fetchRemote, jsonDocument, readLocalText, type Remote } from './fetch.js';
 import { readMenus } from './menus.js';
+import { parseCached } from './parseCache.js';
 import type { DocData, DocSource, Location } from './state.js';
 import { fileNotFound, forbidden, notInstalled, resolveHref } from './targets.js';
 
@@ -138,7 +138,7 @@ export async function fetchSource(ctx: CommandContext, source: DocSource): Promi
 
 /** Parse a fetched document and collect what loading adds: menus, page shortcut targets, setup page. */
 export async function buildDocData(ctx: CommandContext, f: Fetched, source: DocSource): Promise<DocData> {
-  const doc = parseDocument(f.text);
+  const doc = parseCached(f.text);
   const req = doc.directives.find((d) => d.name === 'requirements');
   let requirements: string | undefined;
   if (req) {
