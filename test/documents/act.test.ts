@@ -106,3 +106,11 @@ describe('invocation hand-off (behaviour.md §2.1 step 5, §5.1)', () => {
     expect((await d.run('app', '/ping')).body).toBe('ERROR(INVALID_TARGET): Hub topics show their page only; open documents in a tab or app topic.');
   });
 });
+
+describe('app topics whose package is missing (behaviour.md §2.6, §3.8)', () => {
+  it('when /act or /nav runs in an app topic without the package, then NOT_FOUND names the app', async () => {
+    const want = "ERROR(NOT_FOUND): App 'ghost' is not installed.\nRecovery: /install <source> --app --as ghost";
+    expect((await d.run('app:ghost', '/act')).body).toBe(want);
+    expect((await d.run('app:ghost', '/nav')).body).toBe(want);
+  });
+});

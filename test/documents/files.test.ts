@@ -195,3 +195,22 @@ describe('/undo (behaviour.md §2.5)', () => {
     expect((await d.run(topic, `/undo ~/${rel}/big.md`)).body).toBe('ERROR(NOT_FOUND): Nothing to undo.');
   });
 });
+
+describe('file command errors shared by every command (behaviour.md §2.5)', () => {
+  it('when a path holds NUL, a quote is unterminated, or /undo gets two paths, then INVALID_PATH or INVALID_ARGS', async () => {
+    expect((await d.run(topic, '/edit ~/a\u0000b')).body).toBe('ERROR(INVALID_PATH): Path contains a NUL character');
+    expect((await d.run(topic, '/write "~/x.md\nbody')).body).toBe('ERROR(INVALID_ARGS): Usage: /write <file> (content on the following lines)');
+    expect((await d.run(topic, '/undo a b')).body).toBe('ERROR(INVALID_ARGS): Usage: /undo [<file>]');
+    expect((await d.run(topic, '/undo\nbody')).body).toBe('ERROR(INVALID_ARGS): /undo does not take a body (text after the first line)');
+  });
+  it('when a binary file is written, appended or replaced, then INVALID_TARGET Not a text file', async () => {
+    writeFileSync(join(dir, 'bin'), Buffer.from([0x61, 0, 0x62]));
+    for (const cmd of [`/write --force ~/${rel}/bin\nx`, `/append ~/${rel}/bin\nx`, `/replace ~/${rel}/bin --old a\nx`]) {
+      expect((await d.run(topic, cmd)).body).toBe(`ERROR(INVALID_TARGET): Not a text file: ~/${rel}/bin`);
+    }
+  });
+  it('when a path has spaces, then quoting it works', async () => {
+    expect((await d.run(topic, `/write "~/${rel}/with space.md"\nx`)).body).toBe(`Created ~/${rel}/with space.md (1 byte, 1 line)`);
+    expect((await d.run(topic, `/edit '~/${rel}/with space.md'`)).body).toBe(`~/${rel}/with space.md (1 line)\n---\n1 | x`);
+  });
+});

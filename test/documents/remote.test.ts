@@ -45,6 +45,7 @@ const routes: Record<string, (base: string) => { status?: number; type?: string;
   '/big': () => ({ type: 'text/plain', body: Buffer.alloc(5 * 1024 * 1024 + 1, 0x61) }),
   '/bin': () => ({ type: 'application/octet-stream', body: Buffer.from([1, 2, 0, 3]) }),
   '/slow': () => ({ hang: true }),
+  '/slow-body': () => ({ hang: true }),
   '/env.md': () => ({ type: 'text/markdown', body: '---\nrequires: [LOOM_R_TOKEN]\n---\n# Env remote\n' }),
 };
 
@@ -59,7 +60,11 @@ beforeAll(async () => {
       res.writeHead(404, { 'Content-Type': 'text/plain' }).end('nope');
       return;
     }
-    if (r.hang) return;
+    if (r.hang) {
+      // Headers and part of the body, then nothing: the deadline covers the body too.
+      if (path === '/slow-body') res.writeHead(200, { 'Content-Type': 'text/markdown' }).write('# Part');
+      return;
+    }
     res.writeHead(r.status ?? 200, { ...(r.type ? { 'Content-Type': r.type } : {}), ...(r.location ? { Location: r.location } : {}) });
     res.end(r.body ?? '');
   });
@@ -157,6 +162,7 @@ describe('remote failures (behaviour.md §3.3)', () => {
     cfg.fetchTimeoutMs = 1000;
     try {
       expect((await d.run(topic, `/open ${base}/slow`)).body).toBe(`ERROR(TIMEOUT): Timed out after 1 s fetching ${base}/slow`);
+      expect((await d.run(topic, `/open ${base}/slow-body`)).body).toBe(`ERROR(TIMEOUT): Timed out after 1 s fetching ${base}/slow-body`);
     } finally {
       cfg.fetchTimeoutMs = 30000;
     }
