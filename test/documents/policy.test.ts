@@ -68,3 +68,14 @@ describe('workspace policy (behaviour.md §1.4)', () => {
     expect(r.body).toContain(`warning: line 1: cannot read nav file ${join(outside, 'secret.md')}: outside the workspace`);
   });
 });
+
+describe('reloads re-check the policy (behaviour.md §1.4)', () => {
+  it('when an opened file is replaced by a link to outside, then /refresh is FORBIDDEN', async () => {
+    const { rmSync } = await import('node:fs');
+    writeFileSync(join(d.home, 'notes/swap.md'), '# Swap\n');
+    expect((await d.run('p7', '/open ~/notes/swap.md')).ok).toBe(true);
+    rmSync(join(d.home, 'notes/swap.md'));
+    symlinkSync(join(outside, 'secret.md'), join(d.home, 'notes/swap.md'));
+    expect((await d.run('p7', '/refresh')).body).toBe(forbidden('~/notes/swap.md'));
+  });
+});

@@ -123,8 +123,12 @@ async function packageDoc(ctx: CommandContext, name: string, page: string | null
 /** Get a source's text and identity (no parsing, no env check). */
 export async function fetchSource(ctx: CommandContext, source: DocSource): Promise<Fetched | CommandResult> {
   if (source.kind === 'file') {
+    // Checked again on every load: /refresh and /back must not follow a link swapped in since, nor a path
+    // that left the workspace when allowed paths changed.
+    const ws = resolveInWorkspace(ctx.agent, null, source.path);
+    if (!ws) return forbidden(source.display);
     try {
-      return localFile(ctx, source.path, source.display);
+      return localFile(ctx, ws.abs, source.display);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' || code === 'ENOTDIR') return fileNotFound(source.path, ctx.agent.home);
