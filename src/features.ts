@@ -2,6 +2,7 @@ import type { CommandRegistry } from './commands/registry.js';
 import type { AppContext } from './http/context.js';
 import type { RouteModule } from './http/app.js';
 import { mcpFeature } from './features/mcp.js';
+import { documentsFeature } from './features/documents.js';
 
 /**
  * A feature plugs into the composed daemon: it may register commands, add route modules, add
@@ -12,6 +13,7 @@ export type Feature = (ctx: AppContext, registry: CommandRegistry) => Promise<Ro
 /** The features of this build, in order. Each later issue adds one line here. */
 export const features: Feature[] = [
   mcpFeature,
+  documentsFeature,
 ];
 
 /** Install every feature; returns the route modules they add. */
