@@ -85,6 +85,8 @@ export interface HeadingInfo {
   /** 1-based first and last line of the heading block. */
   startLine: number;
   endLine: number;
+  /** True when the id came from a trailing `{#id}` (it wins over slugs, behaviour.md §3.5). */
+  explicit?: boolean;
 }
 
 /** A block-marker anchor `<!-- #id -->` … `<!-- /id -->` (behaviour.md §3.5). */
@@ -131,4 +133,9 @@ export interface ActionDoc {
   rendered: string;
   /** The raw text as given. */
   source: string;
+  /**
+   * Per source line (index = line - 1): the line as rendered, or null when rendering removes it
+   * (frontmatter, act fences, directives, block markers). Anchor opens render a slice of it.
+   */
+  renderLines?: Array<string | null>;
 }
