@@ -146,6 +146,16 @@ describe('behaviour.md §4.6 $NAME in HTTP definitions', () => {
     expect(r.body).toContain('warning: $GLOBAL_SECRET is not set (sent literally)');
   });
 
+  it('when the document declares an env: default, then it is used after the store and before the process environment', async () => {
+    process.env.UNITS_X = 'from-process';
+    const a = http('w', 'GET', `${stub.origin}/w?u=$UNITS_X&c=$CITY_X`);
+    const l = loaded(doc([a], { env: [{ name: 'UNITS_X', default: 'metric', required: false }, { name: 'CITY_X', default: 'Paris', required: false }] }));
+    await w.env.set('leo', {}, { CITY_X: 'Seoul' });
+    await invoke(context(w), l, 'w', '');
+    expect(stub.last().query).toBe('u=metric&c=Seoul');
+    delete process.env.UNITS_X;
+  });
+
   it('when a config topic sets a variable, then the config scope wins over app and global', async () => {
     await w.env.set('leo', { app: 'wx', config: 'seoul' }, { APP_KEY: 'k-seoul' });
     await call(http('w', 'GET', `${stub.origin}/w?a=$APP_KEY`), '', { topic: 'app:wx:seoul' });
