@@ -1,6 +1,7 @@
 import type { CommandRegistry } from './commands/registry.js';
 import type { AppContext } from './http/context.js';
 import type { RouteModule } from './http/app.js';
+import { documentsFeature } from './features/documents.js';
 import { actionsFeature } from './features/actions.js';
 
 /**
@@ -11,6 +12,7 @@ export type Feature = (ctx: AppContext, registry: CommandRegistry) => Promise<Ro
 
 /** The features of this build, in order. Each later issue adds one line here. */
 export const features: Feature[] = [
+  documentsFeature,
   actionsFeature,
 ];
 

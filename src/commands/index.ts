@@ -3,7 +3,6 @@ import { helpCommand } from './help.js';
 import { infoCommand } from './info.js';
 import { topicsCommand } from './topics.js';
 import { setCommand, unsetCommand } from './variables.js';
-import { openCommand, refreshCommand } from './open.js';
 import { execCommand } from './exec.js';
 
 /**
@@ -12,6 +11,5 @@ import { execCommand } from './exec.js';
 export function buildRegistry(): CommandRegistry {
   return new CommandRegistry()
     .register(helpCommand, infoCommand, topicsCommand, setCommand, unsetCommand)
-    .register(openCommand, refreshCommand)
     .register(execCommand);
 }

@@ -3,7 +3,7 @@ import type { SessionState } from '../domain/session.js';
 import type { Command, CommandContext } from './types.js';
 import { shortcutText } from './format.js';
 
-/** Lines `uri:` … `warnings:` for a session with a document; provided by the documents feature. */
+/** Lines `document:` … `warnings:` for a session with a document; provided by the documents feature. */
 export type DocInfoProvider = (ctx: CommandContext) => string[];
 export const DOC_INFO_KEY = 'info.docLines';
 
@@ -38,9 +38,8 @@ export const infoCommand: Command = {
     if (!s.doc || s.ref.type === 'hub') {
       lines.push(`${key('document')}(none)`);
     } else {
-      lines.push(`${key('document')}${s.doc.display}`);
       const more = (ctx.services.ext.get(DOC_INFO_KEY) as DocInfoProvider | undefined)?.(ctx);
-      lines.push(...(more ?? [`${key('uri')}${s.doc.uri}`, `${key('title')}${s.doc.title ?? '(none)'}`, `${key('anchor')}${s.doc.currentBlock ?? '(none)'}`]));
+      lines.push(...(more ?? [`${key('document')}${s.doc.display}`, `${key('uri')}${s.doc.uri}`, `${key('title')}${s.doc.title ?? '(none)'}`, `${key('anchor')}${s.doc.currentBlock ?? '(none)'}`]));
     }
     return content(`Session ${s.ref.topic}`, lines);
   },

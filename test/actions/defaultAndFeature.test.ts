@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { CURRENT_DOCUMENT_KEY, DEFAULT_ACTION_KEY, INVOKE_ACTION_KEY, type ActionInvoker, type CurrentDocumentProvider, type DefaultActionRunner, type LoadedDocument } from '../../src/commands/docContract.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DEFAULT_ACTION_KEY, INVOKE_ACTION_KEY, type ActionInvoker, type DefaultActionRunner } from '../../src/commands/docContract.js';
 import { makeDefaultRunner } from '../../src/commands/actions/invoke.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { cli, context, doc, f, http, loaded, req, world, type World } from './helpers.js';
@@ -56,15 +58,19 @@ describe('behaviour.md §4.13 default action runner', () => {
   });
 });
 
-describe('actions feature wiring (docContract.ts)', () => {
+describe('actions feature wiring (docContract.ts) with the documents feature', () => {
   let app: TestApp;
-  let current: LoadedDocument | null = null;
+  let home: string;
 
   beforeAll(async () => {
     app = await startApp();
-    const provider: CurrentDocumentProvider = async () => current;
-    app.c.system.services.ext.set(CURRENT_DOCUMENT_KEY, provider);
-    await app.client().registerAgent({ agent_id: 'leo' });
+    home = String((await app.client().registerAgent({ agent_id: 'leo' })).body.home);
+    writeFileSync(join(home, 'greet.md'), [
+      '# Greeter', '',
+      '```act.greet', "CLI printf '%s|%s' {who} {more}", '  who: string (required) "Who"', '  more: string "More" = ""', '```', '',
+      '```act.topics', 'CLI echo action', '```', '',
+    ].join('\n'));
+    expect((await app.client('leo').exec('main', '/open ~/greet.md')).head?.ok).toBe(true);
   });
   afterAll(async () => { await app.close(); });
 
@@ -73,27 +79,31 @@ describe('actions feature wiring (docContract.ts)', () => {
     expect(typeof app.c.system.services.ext.get(DEFAULT_ACTION_KEY)).toBe('function');
   });
 
-  it('when /<id> names an action of the current document, then it runs through /exec with its arguments and body', async () => {
-    current = loaded(doc([cli('greet', "printf '%s|%s' {who} {more}", [req('who'), f('more')])]));
-    const r = await app.client('leo').exec('main', '/greet "Ann Lee" --more "line1\nline2"');
-    expect(r.head?.ok).toBe(true);
-    expect(r.body).toBe('Ann Lee|line1\nline2');
+  it.each([
+    '/act.greet "Ann Lee" --more "line1\nline2"',
+    '/act greet "Ann Lee" --more "line1\nline2"',
+    '/action.greet "Ann Lee" --more "line1\nline2"',
+    '/action greet "Ann Lee" --more "line1\nline2"',
+    '/greet "Ann Lee" --more "line1\nline2"',
+  ])('when the action is called as %j (the quoted value continues on the body line), then it runs with its arguments (spec §4.10 item 1)', async (cmd) => {
+    const r = await app.client('leo').exec('main', cmd);
+    expect([r.head?.ok, r.body]).toEqual([true, 'Ann Lee|line1\nline2']);
   });
 
-  it('when /<id> is not an action of the current document, then the command is unknown', async () => {
-    const r = await app.client('leo').exec('main', '/frobnicate');
-    expect(r.body).toBe('ERROR(COMMAND_UNSUPPORTED): Unknown command: /frobnicate\nRecovery: /help lists the commands');
+  it('when an action id collides with a built-in command, then /<id> runs the built-in and /act.<id> the action', async () => {
+    expect((await app.client('leo').exec('main', '/topics')).body?.startsWith('Topics of agent leo')).toBe(true);
+    expect((await app.client('leo').exec('main', '/act.topics')).body).toBe('action');
   });
 
-  it('when an action id collides with a built-in command, then /<id> runs the built-in', async () => {
-    current = loaded(doc([cli('topics', 'echo action')]));
-    const r = await app.client('leo').exec('main', '/topics');
-    expect(r.body?.startsWith('Topics of agent leo')).toBe(true);
+  it('when an action ran, then the current document and history are unchanged (spec §4.10 item 6)', async () => {
+    const before = (await app.client('leo').exec('main', '/info')).body;
+    await app.client('leo').exec('main', '/act.greet x');
+    expect((await app.client('leo').exec('main', '/info')).body).toBe(before);
   });
 
-  it('when the registered invoker is called directly, then it behaves like /act.<id> (help included)', async () => {
+  it('when the registered invoker is called directly, then it answers help, missing-required and unknown ids', async () => {
     const invoke = app.c.system.services.ext.get(INVOKE_ACTION_KEY) as ActionInvoker;
-    const a = cli('search', 'echo', [req('query', 'string', { alias: 'q', description: 'Search terms' }), req('repo', 'tuple', { description: 'Repository; @name-N from a list, or "a,b"' }),
+    const a = cli('search', 'echo', [req('query', 'string', { alias: 'q', description: 'Search terms' }), req('repo', 'tuple', { description: 'Repository' }),
       f('state', 'string', { alias: 's', description: 'Issue state', allowed: ['open', 'closed'], default: 'open' }), f('limit', 'number', { description: 'Max results', min: 1, max: 100, default: '20' }), f('verbose', 'boolean', { alias: 'v' })]);
     const r = await invoke(context(w), loaded(doc([a])), 'search', '--help');
     expect(r.body).toBe([

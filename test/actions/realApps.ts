@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import type { ExecOutcome } from '../../src/client/index.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { tempDir } from '../helpers/daemon.js';
-import { installDocShim } from './docShim.js';
 import { startStub, type Stub } from './stub.js';
 
 /**
@@ -53,7 +52,6 @@ export async function startAppsWorld(apps: Record<string, string>): Promise<Apps
   process.env.PATH = `${FAKE_BIN}:${process.env.PATH}`;
   process.env.FAKE_LOG = log;
   const app = await startApp();
-  installDocShim(app.c.system.services, app.c.system.deps.registry);
   const reg = await app.client().registerAgent({ agent_id: 'leo' });
   const home = String(reg.body.home);
   for (const [name, src] of Object.entries(apps)) {

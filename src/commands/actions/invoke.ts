@@ -1,6 +1,6 @@
 import { content, fail, nextLine, type CommandResult } from '../../domain/result.js';
 import { readActionFile } from '../../effects/actionFiles.js';
-import { helpLines, usageLine } from '../../sfmd/actionUsage.js';
+import { actionHelp, usageLine } from '../../sfmd/usage.js';
 import { bindArguments, missingList, type BindContext, type BindOutcome } from '../../sfmd/bind.js';
 import type { ActionDef } from '../../sfmd/types.js';
 import type { ActionInvoker, DefaultActionRunner, LoadedDocument } from '../docContract.js';
@@ -55,7 +55,7 @@ async function run(ctx: CommandContext, loaded: LoadedDocument, a: ActionDef, bo
 
 /** Map a non-ok binding outcome to its result (help, errors, missing required). */
 function bindResult(a: ActionDef, b: Exclude<BindOutcome, { kind: 'ok' }>): CommandResult {
-  if (b.kind === 'help') return content(`Action: ${a.id}`, helpLines(a));
+  if (b.kind === 'help') { const h = actionHelp(a); return content(h.system, h.lines); }
   if (b.kind === 'missing') {
     return fail('INVALID_ARGS', `Missing required: ${missingList(b.missing)}`, { details: [usageLine(a)], recovery: `/act.${a.id} --help` });
   }

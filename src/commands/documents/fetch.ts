@@ -1,0 +1,96 @@
+import { createHash } from 'node:crypto';
+import { statSync, readFileSync } from 'node:fs';
+import { fail, type CommandResult } from '../../domain/result.js';
+import { fetchDocument } from '../../effects/docFetch.js';
+import { htmlToMarkdown } from '../../effects/html.js';
+import type { CommandContext } from '../types.js';
+import { httpRule } from './targets.js';
+
+/** Tunables of document loading (behaviour.md §1.8); tests shorten the timeout through services.ext. */
+export interface DocsConfig {
+  fetchTimeoutMs: number;
+  maxBytes: number;
+  maxRedirects: number;
+}
+
+export const DOCS_CONFIG_KEY = 'documents.config';
+/** behaviour.md §1.8: document size limit (local or fetched). */
+export const DOC_MAX_BYTES = 5 * 1024 * 1024;
+/** behaviour.md §2.5: the text check looks at the first 8 KiB. */
+export const TEXT_SNIFF_BYTES = 8192;
+
+/** The config in force (defaults of behaviour.md §1.8 when the feature registered none). */
+export function docsConfig(ctx: CommandContext): DocsConfig {
+  return (ctx.services.ext.get(DOCS_CONFIG_KEY) as DocsConfig | undefined) ?? { fetchTimeoutMs: 30000, maxBytes: DOC_MAX_BYTES, maxRedirects: 5 };
+}
+
+/** True when the first 8 KiB hold a NUL byte (behaviour.md §2.5 "not a text file"). */
+export function looksBinary(buf: Buffer): boolean {
+  return buf.subarray(0, TEXT_SNIFF_BYTES).includes(0);
+}
+
+/** A local document as UTF-8 text (behaviour.md §3.2: over 5 MiB or binary is refused). */
+export function readLocalText(abs: string, display: string): { text: string; hash: string } | CommandResult {
+  const st = statSync(abs);
+  if (st.isDirectory()) return fail('INVALID_PATH', `Is a directory: ${display}`);
+  if (st.size > DOC_MAX_BYTES) return fail('INVALID_TARGET', `Not a text document: ${display} (over 5 MiB)`);
+  const buf = readFileSync(abs);
+  if (looksBinary(buf)) return fail('INVALID_TARGET', `Not a text document: ${display} (binary)`);
+  return { text: buf.toString('utf8'), hash: sha256(buf) };
+}
+
+/** Hex SHA-256 of file content (read records, behaviour.md §2.5). */
+export function sha256(buf: Buffer): string {
+  return createHash('sha256').update(buf).digest('hex');
+}
+
+/** A fetched remote document, classified (behaviour.md §3.3). */
+export type Remote =
+  | { kind: 'json'; value: unknown; raw: string; url: string }
+  | { kind: 'html'; text: string; raw: string; url: string }
+  | { kind: 'text'; text: string; raw: string; url: string };
+
+const ACCEPT = 'text/markdown, text/plain;q=0.9, text/html;q=0.8, application/json;q=0.7';
+
+/** GET a remote document with the headers, limits and error texts of behaviour.md §3.3. */
+export async function fetchRemote(ctx: CommandContext, url: string): Promise<Remote | CommandResult> {
+  const cfg = docsConfig(ctx);
+  const r = await fetchDocument(url, {
+    headers: { Accept: ACCEPT, 'User-Agent': `loom/${ctx.services.info.version}` },
+    timeoutMs: cfg.fetchTimeoutMs, maxBytes: cfg.maxBytes, maxRedirects: cfg.maxRedirects,
+    allow: httpRule, signal: ctx.signal,
+  });
+  if (!r.ok) {
+    if (r.kind === 'timeout') return fail('TIMEOUT', `Timed out after ${cfg.fetchTimeoutMs / 1000} s fetching ${url}`);
+    if (r.kind === 'too-large') return fail('INVALID_TARGET', `Not a text document: ${url} (over 5 MiB)`);
+    if (r.kind === 'refused') return fail('INVALID_TARGET', r.message);
+    return fail('HTTP_ERROR', `Network error fetching ${url}: ${r.message}`);
+  }
+  if (r.status === 404) return fail('NOT_FOUND', `Not found: ${url}`);
+  if (r.status < 200 || r.status > 299) return fail('HTTP_ERROR', `HTTP ${r.status} fetching ${url}`);
+  if (looksBinary(r.body)) return fail('INVALID_TARGET', `Not a text document: ${url} (binary)`);
+  const raw = r.body.toString('utf8');
+  const ct = r.contentType.toLowerCase();
+  const declaredJson = /[/+]json\b/.test(ct);
+  if (declaredJson || ((ct === '' || ct.startsWith('text/plain')) && /^\s*[[{]/.test(raw))) {
+    const value = parseJson(raw);
+    // Declared JSON that does not parse is shown as text, like any other text.
+    if (value.ok) return { kind: 'json', value: value.value, raw, url: r.url };
+  }
+  if (ct.includes('html') || (ct === '' && /^\s*<(!doctype html|html)/i.test(raw))) return { kind: 'html', text: htmlToMarkdown(raw), raw, url: r.url };
+  return { kind: 'text', text: raw, raw, url: r.url };
+}
+
+/** A non-manifest JSON value shown as a pretty-printed fenced block (behaviour.md §3.3). */
+export function jsonDocument(value: unknown): string {
+  return '```json\n' + JSON.stringify(value, null, 2) + '\n```';
+}
+
+function parseJson(raw: string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(raw) };
+  } catch {
+    // Not JSON: the caller treats the text as a document.
+    return { ok: false };
+  }
+}

@@ -1,0 +1,123 @@
+import { lstatSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { fail, type CommandResult } from '../../domain/result.js';
+import type { SessionState } from '../../domain/session.js';
+import { displayOf, expandPath, resolveInWorkspace } from '../../effects/workspace.js';
+import { writeFileAtomic } from '../../stores/atomicFile.js';
+import type { CommandContext } from '../types.js';
+import { DOC_MAX_BYTES, looksBinary, sha256 } from './fetch.js';
+import { topicState } from './state.js';
+import { fileNotFound, forbidden } from './targets.js';
+
+/** A path of a file command after the workspace policy. */
+export interface FilePath {
+  abs: string;
+  display: string;
+}
+
+/** Resolve a file command's path (behaviour.md §1.4, §2.5): NUL → INVALID_PATH, outside → FORBIDDEN. */
+export function resolveFile(ctx: CommandContext, input: string): FilePath | CommandResult {
+  if (input.includes('\u0000')) return fail('INVALID_PATH', 'Path contains a NUL character');
+  const ws = resolveInWorkspace(ctx.agent, ctx.session.baseDir, input);
+  if (!ws) return forbidden(displayOf(expandPath(input, ctx.agent.home, ctx.session.baseDir ?? ctx.agent.home), ctx.agent.home));
+  return ws;
+}
+
+/** An existing file's bytes, or null when it does not exist; failures for folders and binary files. */
+export function readExisting(p: FilePath): Buffer | null | CommandResult {
+  let st;
+  try {
+    st = statSync(p.abs);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    // A file standing where a parent folder should be also means "no such file".
+    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
+    throw err;
+  }
+  if (st.isDirectory()) return fail('INVALID_PATH', `Is a directory: ${p.display}`);
+  const buf = readFileSync(p.abs);
+  if (looksBinary(buf)) return fail('INVALID_TARGET', `Not a text file: ${p.display}`);
+  return buf;
+}
+
+/** A file blocking a parent folder of a file to create: INVALID_PATH `Not a directory: <parent>`. */
+export function parentProblem(ctx: CommandContext, p: FilePath): CommandResult | null {
+  for (let d = dirname(p.abs); d !== dirname(d); d = dirname(d)) {
+    try {
+      return statSync(d).isDirectory() ? null : fail('INVALID_PATH', `Not a directory: ${displayOf(d, ctx.agent.home)}`);
+    } catch (err) {
+      // Missing folders are created by the write; keep looking for the nearest existing one.
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+  }
+  return null;
+}
+
+/** The file must exist: NOT_FOUND with `/ls <parent>` recovery otherwise (behaviour.md §2.5). */
+export function readRequired(ctx: CommandContext, p: FilePath): Buffer | CommandResult {
+  const r = readExisting(p);
+  return r === null ? fileNotFound(p.abs, ctx.agent.home) : r;
+}
+
+/** Number of lines of a text: a final `\n` ends the last line; the empty text has 0 lines. */
+export function countLines(text: string): number {
+  if (text === '') return 0;
+  const n = text.split('\n').length;
+  return text.endsWith('\n') ? n - 1 : n;
+}
+
+/** Lines of a text without the terminator of the last one. */
+export function splitLines(text: string): string[] {
+  if (text === '') return [];
+  const l = text.split('\n');
+  if (text.endsWith('\n')) l.pop();
+  return l;
+}
+
+/** behaviour.md §2.5 stale guard: the topic must have read the file's current content. */
+export function staleGuard(s: SessionState, p: FilePath, current: Buffer): CommandResult | null {
+  const rec = topicState(s).reads.get(p.abs);
+  const recovery = `/edit ${p.display}, then repeat; or add --force`;
+  if (rec === undefined) return fail('CONFLICT', `${p.display} was not read in this topic`, { recovery });
+  if (rec !== sha256(current)) return fail('CONFLICT', `${p.display} changed since it was read in this topic`, { recovery });
+  return null;
+}
+
+/** Record a read of `content` (behaviour.md §2.5 read records). */
+export function recordRead(s: SessionState, p: FilePath, content: Buffer): void {
+  topicState(s).reads.set(p.abs, sha256(content));
+}
+
+/** behaviour.md §2.5: undo records hold files up to 5 MiB. */
+export const UNDO_MAX_BYTES = DOC_MAX_BYTES;
+
+/**
+ * Write a file atomically keeping its mode (new files 0644, missing folders created), then update
+ * the read record and the undo record. Returns the suffix to append when the edit is not undoable.
+ */
+export function commitWrite(s: SessionState, p: FilePath, o: { command: string; before: Buffer | null; after: Buffer }): string {
+  let mode = 0o644;
+  try {
+    mode = lstatSync(p.abs).mode & 0o7777;
+  } catch (err) {
+    // A new file: the default mode applies.
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+  mkdirSync(dirname(p.abs), { recursive: true, mode: 0o755 });
+  writeFileAtomic(p.abs, o.after, mode);
+  const st = topicState(s);
+  recordRead(s, p, o.after);
+  st.undoOrder = st.undoOrder.filter((x) => x !== p.abs);
+  if (o.before !== null && o.before.length > UNDO_MAX_BYTES) {
+    st.undo.delete(p.abs);
+    return ' (not undoable: file over 5 MiB)';
+  }
+  st.undo.set(p.abs, { command: o.command, before: o.before, afterHash: sha256(o.after), display: p.display });
+  st.undoOrder.push(p.abs);
+  return '';
+}
+
+/** `<n> lines` / `1 line`. */
+export const linesText = (n: number) => `${n} ${n === 1 ? 'line' : 'lines'}`;
+/** `<n> bytes` / `1 byte`. */
+export const bytesText = (n: number) => `${n} ${n === 1 ? 'byte' : 'bytes'}`;

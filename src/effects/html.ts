@@ -1,0 +1,38 @@
+import TurndownService from 'turndown';
+
+/** Elements dropped before conversion (behaviour.md §3.3). */
+const REMOVED = ['script', 'style', 'noscript', 'iframe', 'svg', 'nav', 'header', 'footer', 'aside', 'form', 'head', 'title'] as const;
+
+interface DomNode {
+  nodeName: string;
+  parentNode: DomNode | null;
+}
+
+function hasAncestor(node: DomNode, name: string): boolean {
+  for (let p = node.parentNode; p; p = p.parentNode) if (p.nodeName === name) return true;
+  return false;
+}
+
+/**
+ * HTML to Markdown (behaviour.md §3.3): ATX headings, fenced code, links and images kept; the
+ * elements of REMOVED dropped; content taken from the first `<main>`, else the first `<article>`,
+ * else the whole body. The first outermost `<main>`/`<article>` is captured while turndown walks
+ * the tree, so one conversion gives all three candidates.
+ */
+export function htmlToMarkdown(html: string): string {
+  const td = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
+  td.remove([...REMOVED] as unknown as TurndownService.Filter);
+  const captured: Record<'MAIN' | 'ARTICLE', string | undefined> = { MAIN: undefined, ARTICLE: undefined };
+  for (const name of ['MAIN', 'ARTICLE'] as const) {
+    td.addRule(`loom-${name}`, {
+      filter: (node) => node.nodeName === name,
+      replacement: (content, node) => {
+        if (captured[name] === undefined && !hasAncestor(node as unknown as DomNode, name)) captured[name] = content;
+        return `\n\n${content}\n\n`;
+      },
+    });
+  }
+  const all = td.turndown(html);
+  const picked = captured.MAIN ?? captured.ARTICLE;
+  return (picked ?? all).replace(/\n{3,}/g, '\n\n').trim();
+}
