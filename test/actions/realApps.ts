@@ -27,6 +27,10 @@ export interface AppsWorld {
   exec(topic: string, cmd: string): Promise<ExecOutcome>;
   /** /exec expecting success; returns the body. */
   ok(topic: string, cmd: string): Promise<string>;
+  /** `/open ~/apps/<rel>` expecting `Opened ~/apps/<rel>` as the system line; returns the body. */
+  open(topic: string, rel: string): Promise<string>;
+  /** `/act.<id> --help` expecting the call interface (behaviour.md §5.5); returns the body. */
+  help(topic: string, id: string): Promise<string>;
   /** The fake tool calls logged since the last `calls()` (each: tool name and argv). */
   calls(): string[][];
   close(): Promise<void>;
@@ -69,6 +73,16 @@ export async function startAppsWorld(apps: Record<string, string>): Promise<Apps
       const r = await client.exec(topic, cmd);
       expect({ cmd, ok: r.head?.ok, body: r.body }).toEqual({ cmd, ok: true, body: r.body });
       return r.body ?? '';
+    },
+    async open(topic, rel) {
+      const body = await w.ok(topic, `/open ~/apps/${rel}`);
+      expect(body.split('\n').slice(0, 2)).toEqual([`Opened ~/apps/${rel}`, '---']);
+      return body;
+    },
+    async help(topic, id) {
+      const body = await w.ok(topic, `/act.${id} --help`);
+      expect(body.split('\n').slice(0, 3)).toEqual([`Action: ${id}`, '---', expect.stringMatching(new RegExp(`^Usage: /act\\.${id}( |$)`))]);
+      return body;
     },
     calls() {
       const all = readFileSync(log, 'utf8').split('\u001e').filter((s) => s !== '');

@@ -23,8 +23,8 @@ afterAll(async () => { await w.close(); });
 describe('real app: gh-issue (fake gh; tuple shortcuts)', () => {
   it('when opened with $REPO set, then repo lists issues as @issue-N tuples from gh JSON', async () => {
     await w.ok('gh', '/set $REPO = "octo/app"');
-    expect(await w.ok('gh', '/open ~/apps/gh-issue/string.md')).toContain('[actions] repo, search, mine, read, comment, label, assign');
-    expect(await w.ok('gh', '/act.comment --help')).toContain('Usage: /act.comment <issue> <body>');
+    expect(await w.open('gh', 'gh-issue/string.md')).toContain('[actions] repo, search, mine, read, comment, label, assign');
+    expect(await w.help('gh', 'comment')).toContain('Usage: /act.comment <issue> <body>');
     expect(await w.ok('gh', '/act.repo --state closed')).toBe([
       '# Issues', '',
       '- @issue-1 octo/app#7: Crash on start — OPEN, updated 2025-06-01T10:00:00Z',
@@ -53,7 +53,8 @@ describe('real app: gh-kanban (default board, ./kanban helper, tuple cards)', ()
   it('when opened with $OWNER and $PROJECT_NUMBER, then the default board renders and registers @card-N', async () => {
     await w.ok('kb', '/set $OWNER = "octo"');
     await w.ok('kb', '/set $PROJECT_NUMBER = "5"');
-    const board = afterRule(await w.ok('kb', '/open ~/apps/gh-kanban/string.md'));
+    const board = afterRule(await w.open('kb', 'gh-kanban/string.md'));
+    expect(await w.help('kb', 'move')).toContain('Positional order: card, to');
     expect(board.split('\n').slice(0, 8)).toEqual([
       '# GitHub Kanban — octo / Project 5', '', 'Filter: all · Total 3 · Limit per column 50', '',
       'Summary: Backlog 1 · Todo 1 · Ready 0 · In progress 1 · In review 0 · Done 0 · Other 0', '', '## Backlog', '',
@@ -73,7 +74,7 @@ describe('real app: gh-kanban (default board, ./kanban helper, tuple cards)', ()
 
 describe('real app: github (gh templates reach gh untouched)', () => {
   it('when my_issues and notifications run, then {{…}} Go templates and the jq filter are passed literally', async () => {
-    await w.ok('ghb', '/open ~/apps/github/string.md');
+    await w.open('ghb', 'github/string.md');
     expect(await w.ok('ghb', '/act.my_issues')).toBe('### octo/app#7: Crash on start\n- **Updated:** 2025-06-01T10:00:00Z');
     const call = w.calls()[0];
     expect(call[call.length - 1]).toBe('{{range .}}### {{.repository.nameWithOwner}}#{{.number}}: {{.title}}{{"\\n"}}- **Updated:** {{.updatedAt}}{{"\\n\\n"}}{{end}}');
@@ -82,8 +83,8 @@ describe('real app: github (gh templates reach gh untouched)', () => {
   });
 
   it('when the issues page is opened, then list_issues passes flags and defaults', async () => {
-    await w.ok('ghb', '/open ~/apps/github/issues.md');
-    expect(await w.ok('ghb', '/act.list_issues --help')).toContain('Usage: /act.list_issues <repo> [--state <string>] [--limit <number>]');
+    await w.open('ghb', 'github/issues.md');
+    expect(await w.help('ghb', 'list_issues')).toContain('Usage: /act.list_issues <repo> [--state <string>] [--limit <number>]');
     expect(await w.ok('ghb', '/act.list_issues octo/app --limit 5')).toContain('### #8: Slow build');
     expect(w.calls()[0].slice(0, 9)).toEqual(['gh', 'issue', 'list', '--repo', 'octo/app', '--state', 'open', '--limit', '5']);
   });
@@ -91,7 +92,8 @@ describe('real app: github (gh templates reach gh untouched)', () => {
 
 describe('real app: humanizer (real python3)', () => {
   it('when opened, then the default check is not run for lack of --text', async () => {
-    expect(afterRule(await w.ok('hz', '/open ~/apps/humanizer/string.md'))).toBe('[default] /act.check not run — missing required: --text <string>\nnext: /act.check --help');
+    expect(afterRule(await w.open('hz', 'humanizer/string.md'))).toBe('[default] /act.check not run — missing required: --text <string>\nnext: /act.check --help');
+    expect(await w.help('hz', 'check')).toContain('Usage: /act.check <text>');
   });
 
   it('when check runs on AI-sounding text and on plain text, then python3 reports the patterns', async () => {
@@ -104,7 +106,8 @@ describe('real app: humanizer (real python3)', () => {
 describe('real app: agent-message (fake curl and string CLI)', () => {
   it('when send runs, then the message goes to curl on stdin and the event id renders', async () => {
     await w.ok('am', '/set $WEBHOOK_URL = "http://127.0.0.1:3923/webhook/wh_target"');
-    await w.ok('am', '/open ~/apps/agent-message/string.md');
+    await w.open('am', 'agent-message/string.md');
+    expect(await w.help('am', 'send')).toContain('Usage: /act.send <message> [--webhook_url <string>]');
     const out = await w.ok('am', '/act.send "Review PR #31 when you\'re free; $(rm -rf ~) stays text."');
     expect(out).toBe('Sent message to rex.\n\n- event_id: evt_01TESTTESTTESTTESTTESTTEST\n- next: target reads it with `/events.read evt_01TESTTESTTESTTESTTESTTEST`');
     const call = w.calls()[0];
@@ -121,7 +124,8 @@ describe('real app: agent-message (fake curl and string CLI)', () => {
 describe('real app: notion (fake curl, real python3, $NOTION_TOKEN exported not pasted)', () => {
   it('when search and read run, then python3 formats the fake API answers', async () => {
     await w.ok('nt', '/set $NOTION_TOKEN = "secret_abc"');
-    await w.ok('nt', '/open ~/apps/notion/string.md');
+    await w.open('nt', 'notion/string.md');
+    expect(await w.help('nt', 'search')).toContain('Usage: /act.search <query> [--limit <number>]');
     expect(await w.ok('nt', '/act.search "road map" --limit 2')).toBe('### Roadmap\n- **Type:** page | **ID:** p-1\n- **URL:** https://notion.so/p-1\n\n### Tasks\n- **Type:** database | **ID:** db-2\n- **URL:** https://notion.so/db-2');
     const call = w.calls()[0];
     expect(call).toContain('Authorization: Bearer secret_abc');
@@ -132,7 +136,8 @@ describe('real app: notion (fake curl, real python3, $NOTION_TOKEN exported not 
 
 describe('real app: docx (fake pandoc; default read without a file)', () => {
   it('when opened, then the default read names its missing field; read and to_docx then run', async () => {
-    expect(afterRule(await w.ok('dx', '/open ~/apps/docx/string.md'))).toBe('[default] /act.read not run — missing required: --file <string>\nnext: /act.read --help');
+    expect(afterRule(await w.open('dx', 'docx/string.md'))).toBe('[default] /act.read not run — missing required: --file <string>\nnext: /act.read --help');
+    expect(await w.help('dx', 'to_docx')).toContain('Positional order: input, output');
     const md = join(w.home, 'my notes.md');
     writeFileSync(md, 'Hello *docs*');
     expect(await w.ok('dx', `/act.read --file "${md}"`)).toBe('# Converted\n\nHello *docs*');
@@ -144,7 +149,8 @@ describe('real app: docx (fake pandoc; default read without a file)', () => {
 
 describe('real app: youtube (fake yt-dlp)', () => {
   it('when info and search run, then the printed metadata is the output', async () => {
-    await w.ok('yt', '/open ~/apps/youtube/string.md');
+    await w.open('yt', 'youtube/string.md');
+    expect(await w.help('yt', 'search')).toContain('Usage: /act.search <query> [--limit <number>]');
     w.calls();
     expect(await w.ok('yt', '/act.info https://www.youtube.com/watch?v=dQw4w9WgXcQ')).toContain('## Never Gonna Give You Up');
     expect(w.calls()[0].pop()).toBe('https://www.youtube.com/watch?v=dQw4w9WgXcQ');
@@ -157,10 +163,13 @@ describe('real app: youtube (fake yt-dlp)', () => {
 
 describe('real app: whisper (fake whisper; defaults fill --model and --language)', () => {
   it('when opened and transcribe runs, then defaults reach the tool and the transcript prints', async () => {
-    expect(afterRule(await w.ok('wh', '/open ~/apps/whisper/string.md'))).toBe('[default] /act.transcribe not run — missing required: --file <string>\nnext: /act.transcribe --help');
+    expect(afterRule(await w.open('wh', 'whisper/string.md'))).toBe('[default] /act.transcribe not run — missing required: --file <string>\nnext: /act.transcribe --help');
     const audio = join(w.home, 'memo.mp3');
     writeFileSync(audio, 'ID3');
     expect(await w.ok('wh', `/act.transcribe ${audio} --language ko`)).toBe('Transcript of memo.mp3 (model base, language ko)');
     expect(w.calls()[0].slice(0, 6)).toEqual(['whisper', audio, '--model', 'base', '--language', 'ko']);
+    expect(await w.help('wh', 'transcribe_srt')).toContain('Usage: /act.transcribe_srt <file> [--model <string>] [--language <string>]');
+    expect(await w.ok('wh', `/act.transcribe_srt --file "${audio}" --model small`)).toBe('Transcript of memo.mp3 (model small, language en)');
+    expect(w.calls()[0].slice(6, 10)).toEqual(['--output_format', 'srt', '--output_dir', '/tmp/whisper-out']);
   });
 });

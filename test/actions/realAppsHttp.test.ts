@@ -40,8 +40,8 @@ afterAll(async () => { await w.close(); });
 
 describe('real app: weather (Open-Meteo)', () => {
   it('when opened, then the document shows its actions and --help gives the call interface', async () => {
-    expect(await w.ok('weather', '/open ~/apps/weather/string.md')).toContain('[actions] find_city, current, forecast');
-    const help = await w.ok('weather', '/act.find_city --help');
+    expect(await w.open('weather', 'weather/string.md')).toContain('[actions] find_city, current, forecast');
+    const help = await w.help('weather', 'find_city');
     expect(help).toContain('Usage: /act.find_city <name>');
     expect(help).toContain('--name <string>');
   });
@@ -72,8 +72,8 @@ describe('real app: weather (Open-Meteo)', () => {
 
 describe('real app: translate (MyMemory)', () => {
   it('when opened and called, then {text} is encoded in the query and the | of langpair kept', async () => {
-    await w.ok('tr', '/open ~/apps/translate/string.md');
-    expect(await w.ok('tr', '/act.translate --help')).toContain('Usage: /act.translate <text> <from> <to>');
+    await w.open('tr', 'translate/string.md');
+    expect(await w.help('tr', 'translate')).toContain('Usage: /act.translate <text> <from> <to>');
     expect(await w.ok('tr', '/act.translate "Hello, world & more" en ko')).toBe('## Translation\n\n> 안녕하세요 세계\n\n- **Match quality:** 0.98\n- **Status:** 200');
     expect(w.stub.last().query).toBe('q=Hello%2C%20world%20%26%20more&langpair=en|ko');
     expect(await w.ok('tr', '/act.translate --text hi --from=en --to=ja')).toContain('> 안녕하세요 세계');
@@ -83,8 +83,8 @@ describe('real app: translate (MyMemory)', () => {
 
 describe('real app: websearch (DuckDuckGo, Wikipedia, HN)', () => {
   it('when search, wiki, hn and hn_search run, then each renders its answer', async () => {
-    await w.ok('ws', '/open ~/apps/websearch/string.md');
-    expect(await w.ok('ws', '/act.hn_search --help')).toContain('Usage: /act.hn_search <query> [--hitsPerPage <number>]');
+    await w.open('ws', 'websearch/string.md');
+    expect(await w.help('ws', 'hn_search')).toContain('Usage: /act.hn_search <query> [--hitsPerPage <number>]');
     expect(await w.ok('ws', '/act.search markdown')).toBe('## Markdown\n\nMarkdown is a lightweight markup language.\n\n**Source:** https://en.wikipedia.org/wiki/Markdown');
     expect(await w.ok('ws', '/act.wiki "New York"')).toBe('## New York\n\nNew York is a city.\n\n**Read more:** https://en.wikipedia.org/wiki/New_York');
     expect(await w.ok('ws', '/act.hn')).toBe('## Hacker News — Front Page\n\n- **Show HN: Loom** (120 pts, 33 comments) — https://news.ycombinator.com/item?id=4101\n- **Second** (5 pts, 0 comments) — https://news.ycombinator.com/item?id=4102');
@@ -96,7 +96,8 @@ describe('real app: websearch (DuckDuckGo, Wikipedia, HN)', () => {
 describe('real app: cookbook weather (wttr.in, default action, $CITY, shortcuts)', () => {
   it('when $CITY is set in the config scope and the app opens, then the default action shows the weather', async () => {
     await w.ok('app:wttr:seoul', '/set $CITY = "seoul"');
-    const body = await w.ok('app:wttr:seoul', '/open ~/apps/wttr/string.md');
+    const body = await w.open('app:wttr:seoul', 'wttr/string.md');
+    expect(await w.help('app:wttr:seoul', 'now')).toContain('  --city <string>   optional  City name or lat,lon; default "$CITY"');
     expect(afterRule(body)).toBe('seoul: ☀️ Sunny +21°C ↗11km/h\n\nnext: /act.forecast seoul for 3-day · /act.search "..." for ambiguous names');
     expect(w.stub.last().query).toBe('format=%l:+%C+%t+%w&m');
     expect(w.stub.last().headers).toContainEqual(['User-Agent', 'curl/8']);
@@ -124,7 +125,8 @@ describe('real app: cookbook weather (wttr.in, default action, $CITY, shortcuts)
 describe('real app: moltbook (single page; Authorization from $MOLTBOOK_API_KEY; -d body)', () => {
   it('when opened, then the default feed registers @feed-N', async () => {
     await w.ok('molt', '/set $MOLTBOOK_API_KEY = "mk_live_123"');
-    const body = await w.ok('molt', '/open ~/apps/moltbook/string.md');
+    const body = await w.open('molt', 'moltbook/string.md');
+    expect(await w.help('molt', 'post')).toContain('Usage: /act.post <submolt> <title> [--content <string>]');
     expect(afterRule(body)).toBe('Feed (hot):\n\n- @feed-1: Hello agents — by ann in /general\n- @feed-2: On memory — by bob in /aithoughts\n\nnext: /act.read @feed-N');
     expect(w.stub.last().query).toBe('sort=hot&limit=20');
     expect(w.stub.last().headers).toContainEqual(['Authorization', 'Bearer mk_live_123']);
@@ -149,8 +151,8 @@ describe('real app: moltbook (single page; Authorization from $MOLTBOOK_API_KEY;
 describe('real app: nano-banana-pro (body template, save/decode/to, base64file)', () => {
   it('when generate runs, then the image bytes are decoded and written and @image is bound', async () => {
     await w.ok('nb', '/set $GEMINI_API_KEY = "AIza-test"');
-    await w.ok('nb', '/open ~/apps/banana/string.md');
-    expect(await w.ok('nb', '/act.generate --help')).toContain('Usage: /act.generate <prompt> <filename> [--resolution <string>]');
+    await w.open('nb', 'banana/string.md');
+    expect(await w.help('nb', 'generate')).toContain('Usage: /act.generate <prompt> <filename> [--resolution <string>]');
     const out = await w.ok('nb', '/act.generate --prompt "a serene \\"japanese\\" garden" --filename out/garden.png');
     expect(out).toBe('Saved: out/garden.png (image/png, 1K) — also bound as @image\n\nnext: /act.edit -p "Change ONLY: ..." -i @image -f <new-name> · regenerate with a new prompt');
     expect(readFileSync(join(w.home, 'out', 'garden.png'))).toEqual(PNG);
