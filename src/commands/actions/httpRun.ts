@@ -1,6 +1,6 @@
-import TurndownService from 'turndown';
 import { fail, type CommandResult } from '../../domain/result.js';
 import { readModifierFile } from '../../effects/actionFiles.js';
+import { htmlToMarkdown } from '../../effects/html.js';
 import { sendHttpAction } from '../../effects/httpAction.js';
 import type { BoundField } from '../../sfmd/bind.js';
 import { substituteBody } from '../../sfmd/bodyTemplate.js';
@@ -66,8 +66,6 @@ function isTextType(ct: string): boolean {
   return ct === '' || /^text\/|json|xml|javascript|x-www-form-urlencoded|yaml|csv|graphql/i.test(ct);
 }
 
-const turndown = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced' });
-
 /**
  * Build and send an HTTP action (behaviour.md §4.7), then map the outcome (§4.9).
  */
@@ -126,7 +124,7 @@ export async function runHttpAction(ctx: CommandContext, loaded: LoadedDocument,
   const text = binary ? `(binary ${out.body.length} bytes, ${ct})` : out.body.toString('utf8');
   const ok = out.status >= 200 && out.status < 300;
   let plain: string;
-  if (ok) plain = text === '' ? `(empty response, HTTP ${out.status})` : ct === 'text/html' ? turndown.turndown(text) : text;
+  if (ok) plain = text === '' ? `(empty response, HTTP ${out.status})` : ct === 'text/html' ? htmlToMarkdown(text) : text;
   else { const c = cutBytes(text, 2048); plain = c.cut ? `${c.text}…` : text; }
   return finish({
     ctx, loaded, action: a, fields, plain, warnings: [...warningsIn, ...dw.lines()],
