@@ -101,6 +101,22 @@ describe('actions feature wiring (docContract.ts) with the documents feature', (
     expect((await app.client('leo').exec('main', '/info')).body).toBe(before);
   });
 
+  it('when a document with default: is opened, refreshed and returned to, then the default runs each time; a direct /act shows only the result', async () => {
+    let hits = 0;
+    stub.routes.set('/dash', () => ({ body: { n: ++hits } }));
+    writeFileSync(join(home, 'dash.md'), ['---', 'default: dash', '---', '# Dash', '', '```act.dash', `GET ${stub.origin}/dash`, '```', '', '```act.dash.response', 'hits={Response.body.n}', '```', ''].join('\n'));
+    writeFileSync(join(home, 'other.md'), '# Other\n');
+    const c = app.client('leo');
+    const opened = (await c.exec('dash', '/open ~/dash.md')).body ?? '';
+    expect(opened.startsWith('Opened ~/dash.md\n---\n')).toBe(true);
+    expect(opened.endsWith('\n\n---\n\nhits=1')).toBe(true);
+    expect((await c.exec('dash', '/refresh')).body?.endsWith('\n\n---\n\nhits=2')).toBe(true);
+    await c.exec('dash', '/open ~/other.md');
+    expect((await c.exec('dash', '/back')).body?.endsWith('\n\n---\n\nhits=3')).toBe(true);
+    expect((await c.exec('dash', '/act.dash')).body).toBe('hits=4');
+    expect((await c.exec('dash', '/open ~/dash.md#dash')).body?.includes('hits=')).toBe(false);
+  });
+
   it('when the registered invoker is called directly, then it answers help, missing-required and unknown ids', async () => {
     const invoke = app.c.system.services.ext.get(INVOKE_ACTION_KEY) as ActionInvoker;
     const a = cli('search', 'echo', [req('query', 'string', { alias: 'q', description: 'Search terms' }), req('repo', 'tuple', { description: 'Repository' }),
