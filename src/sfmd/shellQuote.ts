@@ -99,97 +99,133 @@ function paramExpansionLength(cmd: string, i: number): number {
   return cmd.length - i;
 }
 
+type Lookup = (ph: Placeholder) => ShellValue | null;
+
+/** A value that cannot be inserted safely; reported as INVALID_ARGS by the caller. */
+class Refused extends Error {}
+
+/** Quote a value for the context it lands in (behaviour.md §4.8 table), plus one escaping level per enclosing backtick. */
+function quoteFor(ctx: Ctx, v: string, backtickLevels: number): string {
+  let r = ctx === 'dq' ? quoteDouble(v) : ctx === 'sq' ? quoteSingle(v) : ctx === 'ansi' ? quoteAnsi(v) : quoteUnquoted(v);
+  for (let k = backtickLevels; k > 0; k--) r = escapeBacktickLayer(r);
+  return r;
+}
+
+/** The lexer behind substituteCommand: one pass over the template, a stack of quoting contexts. */
+class CommandLexer {
+  private readonly stack: Frame[] = [{ ctx: 'top', depth: 0 }];
+  private readonly pending: Heredoc[] = [];
+  private out = '';
+  private i = 0;
+
+  constructor(private readonly cmd: string, private readonly lookup: Lookup) {}
+
+  run(): string {
+    while (this.i < this.cmd.length) {
+      if (this.placeholder() || this.literalQuote() || this.expansion() || this.doubleQuote() || this.unquoted()) continue;
+      this.copy(1);
+    }
+    return this.out;
+  }
+
+  private get frame(): Frame { return this.stack[this.stack.length - 1]; }
+  private copy(n: number): true { this.out += this.cmd.slice(this.i, this.i + n); this.i += n; return true; }
+  private push(ctx: Ctx, n: number): true { this.stack.push({ ctx, depth: 0 }); return this.copy(n); }
+  private pop(n: number): true { this.stack.pop(); return this.copy(n); }
+  private at(text: string): boolean { return this.cmd.startsWith(text, this.i); }
+
+  /** `{name}` / `{name[N]}` of a known name; `{{…}}`, `%{…}` and `${…}` never are. */
+  private placeholder(): boolean {
+    const { cmd, i } = this;
+    if (cmd[i] !== '{' || (i > 0 && (cmd[i - 1] === '%' || cmd[i - 1] === '$'))) return false;
+    const dbl = doubleBraceAt(cmd, i);
+    if (dbl > 0) return this.copy(dbl);
+    const ph = placeholderAt(cmd, i);
+    const v = ph && ph.mods.length === 0 ? this.lookup(ph) : null;
+    if (!ph || !v) return false;
+    if (v.text.includes('\0')) throw new Refused(`Value for ${v.label} contains a NUL byte`);
+    this.out += quoteFor(this.frame.ctx, v.text, this.stack.filter((f) => f.ctx === 'backtick').length);
+    this.i += ph.length;
+    return true;
+  }
+
+  /** Inside `'…'` nothing is special; inside `$'…'` only backslash escapes. */
+  private literalQuote(): boolean {
+    const ctx = this.frame.ctx;
+    if (ctx !== 'sq' && ctx !== 'ansi') return false;
+    if (ctx === 'ansi' && this.at('\\')) return this.copy(2);
+    return this.at("'") ? this.pop(1) : this.copy(1);
+  }
+
+  /** Escapes and expansions that work both unquoted and inside `"…"`. */
+  private expansion(): boolean {
+    if (this.at('\\')) return this.copy(2);
+    if (this.at('${')) return this.copy(paramExpansionLength(this.cmd, this.i));
+    if (this.at('$((')) return this.push('arith', 3);
+    if (this.at('$(')) return this.push('cmdsub', 2);
+    if (this.at('`')) return this.frame.ctx === 'backtick' ? this.pop(1) : this.push('backtick', 1);
+    return false;
+  }
+
+  private doubleQuote(): boolean {
+    if (this.frame.ctx !== 'dq') return false;
+    return this.at('"') ? this.pop(1) : this.copy(1);
+  }
+
+  /** Unquoted contexts: quotes, parentheses of `$(…)`/`$((…))`, comments, here-documents. */
+  private unquoted(): boolean {
+    const f = this.frame;
+    const c = this.cmd[this.i];
+    if (c === "'") return this.push('sq', 1);
+    if (this.at("$'")) return this.push('ansi', 2);
+    if (c === '"') return this.push('dq', 1);
+    if (f.ctx === 'arith' && this.at('))') && f.depth === 0) return this.pop(2);
+    if ((f.ctx === 'cmdsub' || f.ctx === 'arith') && (c === '(' || c === ')')) {
+      if (c === ')' && f.depth === 0 && f.ctx === 'cmdsub') return this.pop(1);
+      f.depth = Math.max(0, f.depth + (c === '(' ? 1 : -1));
+      return this.copy(1);
+    }
+    if (c === '#' && (this.i === 0 || WORD_START_BEFORE.test(this.cmd[this.i - 1]))) {
+      const nl = this.cmd.indexOf('\n', this.i);
+      const stop = nl < 0 ? this.cmd.length : nl;
+      this.out += commentText(this.cmd.slice(this.i, stop), this.lookup);
+      this.i = stop;
+      return true;
+    }
+    if (c === '<') {
+      const h = heredocAt(this.cmd, this.i);
+      if (!h) return false;
+      this.pending.push(h.doc);
+      return this.copy(h.length);
+    }
+    if (c === '\n' && this.pending.length > 0) {
+      this.copy(1);
+      const r = heredocBodies(this.cmd, this.i, this.pending.splice(0), this.lookup);
+      if (!r.ok) throw new Refused(r.message);
+      this.out += r.text;
+      this.i = r.next;
+      return true;
+    }
+    return false;
+  }
+}
+
 /**
  * Substitute the placeholders of a CLI command template. `lookup` returns the value of a known
  * name (fields first, then session variables) or null for unknown names, which stay untouched,
  * as do `{{…}}`, `%{…}`, `${…}` and `$(…)` text.
  */
-export function substituteCommand(cmd: string, lookup: (ph: Placeholder) => ShellValue | null): ShellResult {
-  const stack: Frame[] = [{ ctx: 'top', depth: 0 }];
-  const pending: Heredoc[] = [];
-  let out = '';
-  let i = 0;
-  const top = () => stack[stack.length - 1];
-  const unquotedCtx = () => ['top', 'cmdsub', 'arith', 'backtick'].includes(top().ctx);
-  const backticks = () => stack.filter((f) => f.ctx === 'backtick').length;
-  const layered = (v: string) => { let r = v; for (let k = backticks(); k > 0; k--) r = escapeBacktickLayer(r); return r; };
-  while (i < cmd.length) {
-    const c = cmd[i];
-    const f = top();
-    if (c === '{' && !(i > 0 && (cmd[i - 1] === '%' || cmd[i - 1] === '$'))) {
-      const dbl = doubleBraceAt(cmd, i);
-      if (dbl > 0) { out += cmd.slice(i, i + dbl); i += dbl; continue; }
-      const ph = placeholderAt(cmd, i);
-      const v = ph && ph.mods.length === 0 ? lookup(ph) : null;
-      if (ph && v) {
-        if (v.text.includes('\0')) return { ok: false, message: `Value for ${v.label} contains a NUL byte` };
-        const quoted = f.ctx === 'dq' ? quoteDouble(v.text) : f.ctx === 'sq' ? quoteSingle(v.text) : f.ctx === 'ansi' ? quoteAnsi(v.text) : quoteUnquoted(v.text);
-        out += layered(quoted);
-        i += ph.length;
-        continue;
-      }
-    }
-    if (f.ctx === 'sq') {
-      if (c === "'") stack.pop();
-      out += c; i++; continue;
-    }
-    if (f.ctx === 'ansi') {
-      if (c === '\\') { out += cmd.slice(i, i + 2); i += 2; continue; }
-      if (c === "'") stack.pop();
-      out += c; i++; continue;
-    }
-    if (c === '\\') { out += cmd.slice(i, i + 2); i += 2; continue; }
-    if (c === '$' && cmd[i + 1] === '{') { const n = paramExpansionLength(cmd, i); out += cmd.slice(i, i + n); i += n; continue; }
-    if (c === '$' && cmd.startsWith('((', i + 1)) { stack.push({ ctx: 'arith', depth: 0 }); out += '$(('; i += 3; continue; }
-    if (c === '$' && cmd[i + 1] === '(') { stack.push({ ctx: 'cmdsub', depth: 0 }); out += '$('; i += 2; continue; }
-    if (c === '`') {
-      if (f.ctx === 'backtick') stack.pop(); else stack.push({ ctx: 'backtick', depth: 0 });
-      out += c; i++; continue;
-    }
-    if (f.ctx === 'dq') {
-      if (c === '"') stack.pop();
-      out += c; i++; continue;
-    }
-    // Unquoted contexts from here on.
-    if (c === "'") { stack.push({ ctx: 'sq', depth: 0 }); out += c; i++; continue; }
-    if (c === '$' && cmd[i + 1] === "'") { stack.push({ ctx: 'ansi', depth: 0 }); out += "$'"; i += 2; continue; }
-    if (c === '"') { stack.push({ ctx: 'dq', depth: 0 }); out += c; i++; continue; }
-    if (f.ctx === 'arith' && c === ')' && cmd[i + 1] === ')' && f.depth === 0) { stack.pop(); out += '))'; i += 2; continue; }
-    if (f.ctx === 'cmdsub' || f.ctx === 'arith') {
-      if (c === '(') f.depth++;
-      else if (c === ')') {
-        if (f.depth === 0 && f.ctx === 'cmdsub') { stack.pop(); out += c; i++; continue; }
-        f.depth = Math.max(0, f.depth - 1);
-      }
-    }
-    if (c === '#' && (i === 0 || WORD_START_BEFORE.test(cmd[i - 1]))) {
-      const end = cmd.indexOf('\n', i);
-      const stop = end < 0 ? cmd.length : end;
-      out += commentText(cmd.slice(i, stop), lookup);
-      i = stop;
-      continue;
-    }
-    if (c === '<' && unquotedCtx()) {
-      const h = heredocAt(cmd, i);
-      if (h) { pending.push(h.doc); out += cmd.slice(i, i + h.length); i += h.length; continue; }
-    }
-    if (c === '\n' && pending.length > 0) {
-      out += c;
-      i++;
-      const r = heredocBodies(cmd, i, pending.splice(0), lookup);
-      if (!r.ok) return r;
-      out += r.text;
-      i = r.next;
-      continue;
-    }
-    out += c;
-    i++;
+export function substituteCommand(cmd: string, lookup: Lookup): ShellResult {
+  try {
+    return { ok: true, command: new CommandLexer(cmd, lookup).run() };
+  } catch (err) {
+    if (err instanceof Refused) return { ok: false, message: err.message };
+    throw err;
   }
-  return { ok: true, command: out };
 }
 
 /** Placeholders in a comment: the value with line breaks flattened, so it cannot end the comment. */
-function commentText(text: string, lookup: (ph: Placeholder) => ShellValue | null): string {
+function commentText(text: string, lookup: Lookup): string {
   let out = '';
   for (let i = 0; i < text.length; i++) {
     const dbl = doubleBraceAt(text, i);
@@ -207,7 +243,7 @@ function commentText(text: string, lookup: (ph: Placeholder) => ShellValue | nul
  * §4.8): unquoted delimiter → `\`, `$`, backtick escaped; quoted → raw. A value line equal to the
  * delimiter would end the document early, so it is refused in both forms.
  */
-function heredocBodies(cmd: string, start: number, docs: Heredoc[], lookup: (ph: Placeholder) => ShellValue | null): { ok: true; text: string; next: number } | { ok: false; message: string } {
+function heredocBodies(cmd: string, start: number, docs: Heredoc[], lookup: Lookup): { ok: true; text: string; next: number } | { ok: false; message: string } {
   let i = start;
   let out = '';
   for (const doc of docs) {
