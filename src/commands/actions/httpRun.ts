@@ -66,33 +66,33 @@ function isTextType(ct: string): boolean {
   return ct === '' || /^text\/|json|xml|javascript|x-www-form-urlencoded|yaml|csv|graphql/i.test(ct);
 }
 
-/**
- * Build and send an HTTP action (behaviour.md §4.7), then map the outcome (§4.9).
- */
-export async function runHttpAction(ctx: CommandContext, loaded: LoadedDocument, a: ActionDef, fields: Map<string, BoundField>, warningsIn: string[], limits: HttpLimits): Promise<CommandResult> {
-  const method = a.method ?? 'GET';
+/** A request ready to send, or the failure that stopped building it. */
+type Built = { ok: true; url: URL; headers: Array<[string, string]>; body?: string; warnings: DollarWarnings } | { ok: false; result: CommandResult };
+
+/** behaviour.md §4.7 steps 1, 3–6: URL, query or body, headers. */
+function buildRequest(ctx: CommandContext, loaded: LoadedDocument, a: ActionDef, fields: Map<string, BoundField>, limits: HttpLimits): Built {
   const names: DefinitionNames = { fields: fieldSlots(fields), vars: ctx.session.vars, dollar: definitionDollar(ctx, loaded) };
   const dw = new DollarWarnings();
   const sub = substituteUrl(a.url ?? '', names, dw);
   let url: URL;
   try {
     url = new URL(sub.url);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('scheme');
   } catch {
-    return fail('INVALID_TARGET', `Action URL is not an absolute http(s) URL: ${sub.url}`);
+    url = new URL('invalid:'); // not a URL at all: reported below like any other scheme
   }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, result: fail('INVALID_TARGET', `Action URL is not an absolute http(s) URL: ${sub.url}`) };
   const headers: Array<[string, string]> = [];
   for (const h of a.headers) {
     const value = substituteHeader(h.value, names, dw);
-    if (/[\r\n\0]/.test(value)) return fail('INVALID_ARGS', `Header ${h.name} would contain a line break or NUL`, { recovery: `/act.${a.id} --help` });
+    if (/[\r\n\0]/.test(value)) return { ok: false, result: fail('INVALID_ARGS', `Header ${h.name} would contain a line break or NUL`, { recovery: `/act.${a.id} --help` }) };
     headers.push([h.name, value]);
   }
   let body: string | undefined;
-  if (method === 'GET' || method === 'DELETE') {
+  if (a.method === 'GET' || a.method === 'DELETE' || a.method === undefined) {
     setQuery(url, [...fields].filter(([n, b]) => !sub.consumed.has(n) && sendable(b)).map(([n, b]) => [n, valueText(b.value)]));
   } else if (a.body !== undefined) {
     const r = substituteBody(a.body, names, dw, (p) => readModifierFile(ctx.agent, p, limits.maxBytes));
-    if (!r.ok) return fail(r.failure.code, r.failure.message, r.failure.code === 'INVALID_ARGS' ? { recovery: `/act.${a.id} --help` } : {});
+    if (!r.ok) return { ok: false, result: fail(r.failure.code, r.failure.message, r.failure.code === 'INVALID_ARGS' ? { recovery: `/act.${a.id} --help` } : {}) };
     body = r.body;
   } else {
     body = flatBody(fields, sub.consumed);
@@ -100,16 +100,31 @@ export async function runHttpAction(ctx: CommandContext, loaded: LoadedDocument,
   if (body !== undefined && !headers.some(([n]) => n.toLowerCase() === 'content-type')) {
     headers.push(['Content-Type', tryParseJson(body) !== undefined ? 'application/json' : 'text/plain; charset=utf-8']);
   }
+  return { ok: true, url, headers, ...(body !== undefined ? { body } : {}), warnings: dw };
+}
+
+/** behaviour.md §4.7 step 2: a remote document may not reach the daemon itself (checked on every hop). */
+function daemonGuard(ctx: CommandContext, loaded: LoadedDocument): (u: URL) => string | null {
   const port = ctx.services.info.port();
-  const shown = `${method} ${urlWithoutQuery(url.href)}`;
+  return (u) => {
+    if (isLocal(loaded)) return null;
+    const p = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
+    return LOOPBACK.has(u.hostname) && p === port ? 'Remote documents may not call the Loom daemon' : null;
+  };
+}
+
+/**
+ * Build and send an HTTP action (behaviour.md §4.7), then map the outcome (§4.9).
+ */
+export async function runHttpAction(ctx: CommandContext, loaded: LoadedDocument, a: ActionDef, fields: Map<string, BoundField>, warningsIn: string[], limits: HttpLimits): Promise<CommandResult> {
+  const method = a.method ?? 'GET';
+  const b = buildRequest(ctx, loaded, a, fields, limits);
+  if (!b.ok) return b.result;
+  const shown = `${method} ${urlWithoutQuery(b.url.href)}`;
   const out = await sendHttpAction({
-    method, url: url.href, headers, timeoutMs: limits.timeoutMs, maxBytes: limits.maxBytes, maxRedirects: limits.maxRedirects, signal: ctx.signal,
-    ...(body !== undefined ? { body: Buffer.from(body, 'utf8') } : {}),
-    checkHop: (u) => {
-      if (isLocal(loaded)) return null;
-      const p = Number(u.port || (u.protocol === 'https:' ? 443 : 80));
-      return LOOPBACK.has(u.hostname) && p === port ? 'Remote documents may not call the Loom daemon' : null;
-    },
+    method, url: b.url.href, headers: b.headers, timeoutMs: limits.timeoutMs, maxBytes: limits.maxBytes, maxRedirects: limits.maxRedirects, signal: ctx.signal,
+    ...(b.body !== undefined ? { body: Buffer.from(b.body, 'utf8') } : {}),
+    checkHop: daemonGuard(ctx, loaded),
   });
   switch (out.kind) {
     case 'refused': return fail('FORBIDDEN', out.message);
@@ -127,7 +142,7 @@ export async function runHttpAction(ctx: CommandContext, loaded: LoadedDocument,
   if (ok) plain = text === '' ? `(empty response, HTTP ${out.status})` : ct === 'text/html' ? htmlToMarkdown(text) : text;
   else { const c = cutBytes(text, 2048); plain = c.cut ? `${c.text}…` : text; }
   return finish({
-    ctx, loaded, action: a, fields, plain, warnings: [...warningsIn, ...dw.lines()],
+    ctx, loaded, action: a, fields, plain, warnings: [...warningsIn, ...b.warnings.lines()],
     response: { kind: 'http', status: out.status, body: text, json: binary ? undefined : tryParseJson(text) },
     failure: ok ? null : { code: 'HTTP_ERROR', message: `HTTP ${out.status} from ${shown}` },
   });
