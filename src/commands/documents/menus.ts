@@ -18,8 +18,9 @@ type Read = { text: string; loc: Location } | { reason: string };
 /** Read a file named relative to a document, local or remote like the document (behaviour.md §3.8). */
 async function readRelated(ctx: CommandContext, loc: Location, path: string): Promise<Read> {
   const target = resolveHref(loc, path).replace(/#(?!\/).*$/, '');
-  if (loc.kind === 'manifest' && !/^https?:/i.test(target)) {
-    const page = target.startsWith('app:') ? target.replace(/^app:[^/]+\/?/, '') || 'string.md' : target.replace(/^[^#]*#\//, '');
+  const inManifest = loc.kind === 'manifest' && (target.startsWith('app:') || target === loc.url || target.startsWith(`${loc.url}#/`));
+  if (loc.kind === 'manifest' && inManifest) {
+    const page = target.startsWith('app:') ? target.replace(/^app:[^/]+\/?/, '') || 'string.md' : target === loc.url ? 'string.md' : target.slice(loc.url.length + 2);
     const entry = loc.manifest.files.find((f) => f.path === page);
     if (!entry) return { reason: `not in the package manifest` };
     const self = loc.pkg ? `app:${loc.pkg}/${page}` : `${loc.url}#/${page}`;

@@ -21,7 +21,7 @@ export const navCommand: Command = {
       const lines = data.menus.map((m) => {
         const labels = m.entries.slice(0, 3).map((e) => e.label).join(', ');
         const more = m.entries.length > 3 ? `, … (${m.entries.length - 3} more)` : '';
-        return `${m.name} (${m.entries.length}): ${labels}${more}`;
+        return `${m.name} (${m.entries.length}): ${labels}${more}`.trimEnd();
       });
       return content(`Menus of ${display}`, [...lines, nextLine([`/nav ${data.menus[0].name}`])]);
     }

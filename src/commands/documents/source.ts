@@ -17,7 +17,8 @@ function sourceOutput(data: DocData, anchor: string | null): string[] {
     const at = findAnchor(data.loaded.doc, anchor) as { startLine: number; endLine: number };
     raw = data.loaded.doc.source.replace(/\r\n?/g, '\n').split('\n').slice(at.startLine - 1, at.endLine).join('\n');
   }
-  const lines = [system, '---', raw];
+  // Trailing line ends would add blank lines before the warnings section (behaviour.md §1.5 drops them at the end anyway).
+  const lines = [system, '---', raw.replace(/(\r?\n)+$/, '')];
   if (data.warnings.length && !anchor) lines.push('', '---', '', ...data.warnings.map(warningLine));
   return lines;
 }
