@@ -177,6 +177,10 @@ describe('behaviour.md §5.4 --<field>-file', () => {
     expect(bind('--text-file n', c, a)).toMatchObject({ message: '--text-file ~/note.txt contains $ or a backtick; file values may not contain them' });
   });
 
+  it('when --text-file has no path, then it needs a value', () => {
+    expect(bind('--text-file', bctx(), a)).toEqual({ kind: 'error', code: 'INVALID_ARGS', message: '--text-file needs a value (path)', recovery: '/act.note --help' });
+  });
+
   it('when the path is outside the workspace, then FORBIDDEN', () => {
     const c = bctx({ files: { '/etc/passwd': { ok: false, kind: 'forbidden', display: '/etc/passwd' } } });
     expect(bind('--text-file /etc/passwd', c, a)).toEqual({ kind: 'error', code: 'FORBIDDEN', message: 'Path outside the workspace: /etc/passwd' });

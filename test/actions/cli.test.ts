@@ -107,7 +107,7 @@ describe('behaviour.md §4.8 CLI execution', () => {
   });
 
   it('when stdout and stderr interleave, then Response.body keeps arrival order and trailing newlines go', async () => {
-    const a = cli('mix', 'echo 1; sleep 0.05; echo 2 >&2; sleep 0.05; echo 3', [], { template: ['[{Response.body}]', '[{Response.stdout}]'] });
+    const a = cli('mix', 'echo 1; sleep 0.2; echo 2 >&2; sleep 0.2; echo 3', [], { template: ['[{Response.body}]', '[{Response.stdout}]'] });
     expect((await call(a)).body).toBe('[1\n2\n3]\n[1\n3]');
   });
 
@@ -124,6 +124,12 @@ describe('behaviour.md §4.8 CLI execution', () => {
     const p = call(cli('long', 'sleep 30'), '', { ctx: context(w, 'main', { signal: ctl.signal }) });
     setTimeout(() => ctl.abort(), 100);
     expect(await p).toEqual({ ok: false, code: 'CONFLICT', body: 'ERROR(CONFLICT): Topic main was closed while this command ran' });
+  });
+
+  it('when the document folder is gone, then INTERNAL_ERROR names the spawn failure', async () => {
+    const gone = join(dir, 'removed-folder');
+    const r = await invoke(context(w), loaded(doc([cli('x', 'true')]), { dir: gone }), 'x', '');
+    expect(r).toEqual({ ok: false, code: 'INTERNAL_ERROR', body: 'ERROR(INTERNAL_ERROR): Internal error: spawn /bin/bash ENOENT' });
   });
 
   it('when a value would end a here-document, then INVALID_ARGS and nothing runs', async () => {

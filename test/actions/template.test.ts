@@ -162,6 +162,10 @@ describe('behaviour.md §4.11 loops and shortcuts', () => {
     expect(render(['for: x in l', 'for: y in l', '{x}', 'end:'], httpResp({ l: [1] }))).toBe('1\nwarning: nested for: is not supported (line 21)');
   });
 
+  it('when end: stands alone or for: cannot be read, then the line is ignored with a warning', () => {
+    expect(render(['a', 'end:', 'for: x', 'skipped {x}', 'end:', 'b'], httpResp({}))).toBe('a\nb\nwarning: line 21: end: without for:; ignored\nwarning: line 22: cannot read "for: x" (use for: <var> in <path>); loop skipped');
+  });
+
   it('when end: is missing, then the loop runs to the end with a warning', () => {
     expect(render(['for: x in l', '{x}'], httpResp({ l: [1, 2] }))).toBe('1\n2\nwarning: for: without end:');
   });
