@@ -3,6 +3,7 @@ import type { AppContext } from './http/context.js';
 import type { RouteModule } from './http/app.js';
 import { mcpFeature } from './features/mcp.js';
 import { documentsFeature } from './features/documents.js';
+import { actionsFeature } from './features/actions.js';
 
 /**
  * A feature plugs into the composed daemon: it may register commands, add route modules, add
@@ -14,6 +15,7 @@ export type Feature = (ctx: AppContext, registry: CommandRegistry) => Promise<Ro
 export const features: Feature[] = [
   mcpFeature,
   documentsFeature,
+  actionsFeature,
 ];
 
 /** Install every feature; returns the route modules they add. */

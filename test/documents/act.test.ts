@@ -64,13 +64,22 @@ describe('/act.<id> --help (spec §4.10.5; behaviour.md §5.3, §5.5)', () => {
 
 describe('invocation hand-off (behaviour.md §2.1 step 5, §5.1)', () => {
   it('when no actions feature is present, then invoking answers COMMAND_UNSUPPORTED', async () => {
-    await d.run(topic, '/open ~/acts.md');
-    for (const cmd of ['/act.search x', '/search x', '/act search x', '/action.ping']) {
-      expect((await d.run(topic, cmd)).body).toBe('ERROR(COMMAND_UNSUPPORTED): Action execution is not available in this build');
+    // The actions feature is part of the build since issue 6 merged: take its invoker out for this case.
+    const ext = d.app.c.system.services.ext;
+    const saved = ext.get(INVOKE_ACTION_KEY);
+    ext.delete(INVOKE_ACTION_KEY);
+    try {
+      await d.run(topic, '/open ~/acts.md');
+      for (const cmd of ['/act.search x', '/search x', '/act search x', '/action.ping']) {
+        expect((await d.run(topic, cmd)).body).toBe('ERROR(COMMAND_UNSUPPORTED): Action execution is not available in this build');
+      }
+    } finally {
+      if (saved) ext.set(INVOKE_ACTION_KEY, saved);
     }
   });
   it('when the actions feature is present, then every spelling reaches it with the argument text (body included)', async () => {
     const calls: Array<[string, string, string]> = [];
+    const saved = d.app.c.system.services.ext.get(INVOKE_ACTION_KEY);
     const invoke: ActionInvoker = async (_ctx, loaded, id, args) => {
       calls.push([loaded.display, id, args]);
       return { ok: true, code: null, body: `ran ${id}` };
@@ -89,7 +98,8 @@ describe('invocation hand-off (behaviour.md §2.1 step 5, §5.1)', () => {
         ['~/acts.md', 'open', ''], ['app:tools', 'hello', '--who me'],
       ]);
     } finally {
-      d.app.c.system.services.ext.delete(INVOKE_ACTION_KEY);
+      if (saved) d.app.c.system.services.ext.set(INVOKE_ACTION_KEY, saved);
+      else d.app.c.system.services.ext.delete(INVOKE_ACTION_KEY);
     }
   });
   it('when an action id collides with a built-in word, then /<id> is the built-in and /act.<id> the action', async () => {

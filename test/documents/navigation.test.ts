@@ -208,10 +208,19 @@ describe('default action (behaviour.md §4.13, the actions feature provider)', (
     d.write('def.md', `---\ndefault: now\n---\n# Def\n\n${F}act.now\nCLI date\n${F}\n`);
   });
   it('when no actions feature is present, then /open shows only the document', async () => {
-    expect((await d.run(topic, '/open ~/def.md')).body).toBe('Opened ~/def.md\n---\n# Def\n\n[actions] now\nnext: /act.now');
+    // The actions feature is part of the build since issue 6 merged: take its runner out for this case.
+    const ext = d.app.c.system.services.ext;
+    const saved = ext.get(DEFAULT_ACTION_KEY);
+    ext.delete(DEFAULT_ACTION_KEY);
+    try {
+      expect((await d.run(topic, '/open ~/def.md')).body).toBe('Opened ~/def.md\n---\n# Def\n\n[actions] now\nnext: /act.now');
+    } finally {
+      if (saved) ext.set(DEFAULT_ACTION_KEY, saved);
+    }
   });
   it('when the provider runs the default, then its result follows a rule on /open, /refresh and /back, even when it fails', async () => {
     const calls: string[] = [];
+    const saved = d.app.c.system.services.ext.get(DEFAULT_ACTION_KEY);
     const runner: DefaultActionRunner = async (_ctx, loaded) => {
       calls.push(loaded.display);
       return { ok: false, code: 'EXIT_1', body: 'ERROR(EXIT_1): /act.now exited with status 1' };
@@ -226,7 +235,8 @@ describe('default action (behaviour.md §4.13, the actions feature provider)', (
       await d.run(topic, '/open #def');
       expect(calls).toEqual(['~/def.md', '~/def.md', '~/def.md']);
     } finally {
-      d.app.c.system.services.ext.delete(DEFAULT_ACTION_KEY);
+      if (saved) d.app.c.system.services.ext.set(DEFAULT_ACTION_KEY, saved);
+      else d.app.c.system.services.ext.delete(DEFAULT_ACTION_KEY);
     }
   });
 });

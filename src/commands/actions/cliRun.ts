@@ -1,0 +1,69 @@
+import { fail, type CommandResult } from '../../domain/result.js';
+import { runCliAction } from '../../effects/cliAction.js';
+import type { BoundField } from '../../sfmd/bind.js';
+import { slotText, valueText } from '../../sfmd/fieldValues.js';
+import { tryParseJson } from '../../sfmd/jsonPath.js';
+import { referencedNames, substituteCommand } from '../../sfmd/shellQuote.js';
+import type { ActionDef } from '../../sfmd/types.js';
+import type { LoadedDocument } from '../docContract.js';
+import type { CommandContext } from '../types.js';
+import { failure, finish } from './results.js';
+import { actionDir, cliEnvironment } from './variables.js';
+
+/** CLI action limits (behaviour.md §1.8, §4.8), injectable for tests. */
+export interface CliLimits {
+  timeoutMs: number;
+  maxBytes: number;
+}
+
+/** behaviour.md §4.8 defaults: 120 s, 10 MiB captured. */
+export const CLI_LIMITS: CliLimits = { timeoutMs: 120000, maxBytes: 10 * 1024 * 1024 };
+
+/** behaviour.md §4.14: what a non-local document is, for the FORBIDDEN text. */
+function originText(loaded: LoadedDocument): string {
+  return loaded.origin === 'web' ? 'a web page' : 'a linked package';
+}
+
+/** Trailing newlines removed (behaviour.md §4.9). */
+function trimNl(s: string): string {
+  return s.replace(/\n+$/, '');
+}
+
+/**
+ * Run a CLI action (behaviour.md §4.8): locality first, then the quoted command under
+ * `/bin/bash -c` with the action environment; results per §4.9.
+ */
+export async function runCliActionCommand(ctx: CommandContext, loaded: LoadedDocument, a: ActionDef, fields: Map<string, BoundField>, warnings: string[], limits: CliLimits): Promise<CommandResult> {
+  if (loaded.origin !== 'local') {
+    return fail('FORBIDDEN', `CLI actions run only from local documents; ${loaded.display} is ${originText(loaded)}`);
+  }
+  const template = a.command ?? '';
+  const sub = substituteCommand(template, (ph) => {
+    const f = fields.get(ph.name);
+    if (f) return { text: ph.index !== undefined ? slotText(f.value, ph.index) : valueText(f.value), label: `--${ph.name}` };
+    const v = ctx.session.vars.get(ph.name);
+    if (v !== undefined) return { text: ph.index !== undefined ? slotText(v, ph.index) : v, label: `{${ph.name}}` };
+    return null;
+  });
+  if (!sub.ok) return fail('INVALID_ARGS', sub.message, { recovery: `/act.${a.id} --help` });
+  const r = await runCliAction({
+    command: sub.command,
+    cwd: actionDir(ctx, loaded),
+    env: cliEnvironment(ctx, loaded, referencedNames(template)),
+    timeoutMs: limits.timeoutMs,
+    maxBytes: limits.maxBytes,
+    signal: ctx.signal,
+  });
+  if (r.aborted) return fail('CONFLICT', `Topic ${ctx.session.ref.topic} was closed while this command ran`);
+  if (r.spawnError) return fail('INTERNAL_ERROR', `Internal error: ${r.spawnError}`);
+  if (r.timedOut) return failure(loaded, 'TIMEOUT', `/act.${a.id} timed out after ${Math.round(limits.timeoutMs / 1000)} s`);
+  const code = r.exitCode ?? 1;
+  const stdout = trimNl(r.stdout.toString('utf8'));
+  const body = trimNl(r.combined.toString('utf8'));
+  return finish({
+    ctx, loaded, action: a, fields, warnings,
+    plain: body === '' && code === 0 ? '(no output)' : body,
+    response: { kind: 'cli', status: code, body, json: tryParseJson(stdout), stdout, stderr: trimNl(r.stderr.toString('utf8')), exitCode: code },
+    failure: code === 0 ? null : { code: `EXIT_${code}`, message: `/act.${a.id} exited with status ${code}` },
+  });
+}

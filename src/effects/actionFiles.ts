@@ -1,0 +1,88 @@
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import type { AgentRecord } from '../domain/ports.js';
+import { displayOf, expandPath, isInside, realpathPrefix, resolveInWorkspace } from './workspace.js';
+
+/**
+ * Files Loom reads or writes on an action's behalf (behaviour.md §1.4): `--<field>-file` values
+ * (§5.4), body modifiers `file`/`base64file` (§4.5) and template `to:` (§4.12). Paths: `~` and
+ * relative → home; the workspace policy applies.
+ */
+
+/** A read that passed or failed the checks. */
+export type ActionFileRead =
+  | { ok: true; data: Buffer; display: string }
+  | { ok: false; kind: 'forbidden' | 'unreadable' | 'tooLarge'; display: string; reason?: string; size?: number };
+
+/** Text of a read error as behaviour.md §5.4 names it. */
+function reasonOf(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENOENT' || code === 'ENOTDIR') return 'no such file';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'EISDIR') return 'is a directory';
+  return (err as Error).message;
+}
+
+/** Read a file named by an action value, at most `limit` bytes. */
+export function readActionFile(agent: AgentRecord, input: string, limit: number): ActionFileRead {
+  const display = displayOf(expandPath(input, agent.home, agent.home), agent.home);
+  if (input.includes('\0')) return { ok: false, kind: 'unreadable', display, reason: 'no such file' };
+  const wp = resolveInWorkspace(agent, agent.home, input);
+  if (!wp) return { ok: false, kind: 'forbidden', display };
+  try {
+    const st = statSync(wp.abs);
+    if (st.isDirectory()) return { ok: false, kind: 'unreadable', display, reason: 'is a directory' };
+    if (st.size > limit) return { ok: false, kind: 'tooLarge', display, size: st.size };
+    return { ok: true, data: readFileSync(wp.abs), display };
+  } catch (err) {
+    return { ok: false, kind: 'unreadable', display, reason: reasonOf(err) };
+  }
+}
+
+/** behaviour.md §4.5: the modifier reader (10 MiB, same path rules). */
+export function readModifierFile(agent: AgentRecord, input: string, limit: number): { ok: true; data: Buffer } | { ok: false; forbidden: boolean; display: string; reason: string } {
+  const r = readActionFile(agent, input, limit);
+  if (r.ok) return { ok: true, data: r.data };
+  if (r.kind === 'tooLarge') return { ok: false, forbidden: false, display: r.display, reason: `too large: ${r.size} bytes (limit ${limit})` };
+  return { ok: false, forbidden: r.kind === 'forbidden', display: r.display, reason: r.reason ?? '' };
+}
+
+/** Write bytes atomically (temp file + rename), creating folders. */
+function writeAtomic(path: string, data: Buffer): void {
+  mkdirSync(dirname(path), { recursive: true });
+  const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.tmp`);
+  writeFileSync(tmp, data);
+  try {
+    renameSync(tmp, path);
+  } catch (err) {
+    unlinkSync(tmp);
+    throw err;
+  }
+}
+
+/**
+ * A template `to:` write (behaviour.md §4.12). Local documents may write anywhere in the workspace;
+ * remote documents only inside the home and never under `~/packages`. Returns a warning line or null.
+ */
+export function writeActionFile(agent: AgentRecord, local: boolean, input: string, data: Buffer): string | null {
+  const abs = expandPath(input, agent.home, agent.home);
+  const display = displayOf(abs, agent.home);
+  if (input.trim() === '' || input.includes('\0')) return `warning: to: write failed: invalid path "${input}"`;
+  if (local) {
+    const wp = resolveInWorkspace(agent, agent.home, input);
+    if (!wp) return `warning: to: refused: ${display} is outside the workspace`;
+  } else {
+    const real = realpathPrefix(abs);
+    const home = realpathPrefix(agent.home);
+    if (!isInside(real, home) || real === home || isInside(real, join(home, 'packages'))) {
+      return 'warning: to: refused: remote documents may write only inside the home, outside ~/packages';
+    }
+  }
+  try {
+    writeAtomic(realpathPrefix(abs), data);
+    return null;
+  } catch (err) {
+    return `warning: to: write failed: ${reasonOf(err)}`;
+  }
+}
