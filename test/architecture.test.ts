@@ -11,7 +11,7 @@ const ALLOWED: Record<string, string[]> = {
   domain: ['domain'],
   sfmd: ['domain', 'sfmd'],
   machines: ['domain', 'machines'],
-  stores: ['domain', 'stores'],
+  stores: ['domain', 'stores', 'effects'],
   effects: ['domain', 'sfmd', 'effects'],
   commands: ['domain', 'sfmd', 'commands', 'effects'],
   actors: ['domain', 'machines', 'commands', 'effects', 'actors', 'sfmd'],

@@ -74,16 +74,18 @@ export async function start(opts: GlobalOpts): Promise<number> {
 /** `loom stop`: POST /shutdown, or SIGTERM the pid from the pid file. */
 export async function stop(opts: GlobalOpts): Promise<number> {
   const pid = readPid();
+  // Decided once: while shutting down, /proc/<pid>/cmdline empties, so it cannot be re-checked.
+  const ours = pid !== undefined && alive(pid) && isLoomDaemon(pid);
   if (await answers(opts)) {
     await client(opts, false).shutdown();
-  } else if (pid && alive(pid) && isLoomDaemon(pid)) {
-    process.kill(pid, 'SIGTERM');
+  } else if (ours) {
+    process.kill(pid as number, 'SIGTERM');
   } else {
     process.stdout.write('loom is not running\n');
     rmSync(pidFile(), { force: true });
     return 0;
   }
-  for (let i = 0; i < 50 && ((await answers(opts)) || (pid !== undefined && alive(pid) && isLoomDaemon(pid))); i++) await sleep(100);
+  for (let i = 0; i < 50 && ((await answers(opts)) || (ours && alive(pid as number))); i++) await sleep(100);
   rmSync(pidFile(), { force: true });
   process.stdout.write('loom stopped\n');
   return 0;

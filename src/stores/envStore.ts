@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EnvEntry, EnvScope, EnvStore } from '../domain/ports.js';
-import { readFileIfExists, writeFileAtomic } from './atomicFile.js';
+import { readFileIfExists, writeFileAtomic } from '../effects/atomicFile.js';
 
 /** behaviour.md §6.2 file format. */
 interface EnvFile {

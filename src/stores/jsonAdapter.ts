@@ -1,5 +1,5 @@
 import type { Adapter } from 'lowdb';
-import { readFileIfExists, writeFileAtomic } from './atomicFile.js';
+import { readFileIfExists, writeFileAtomic } from '../effects/atomicFile.js';
 
 /** Raised when a registry file exists but cannot be parsed (behaviour.md §1.1: never reset silently). */
 export class RegistryReadError extends Error {

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { fail, type CommandResult } from '../../domain/result.js';
 import type { SessionState } from '../../domain/session.js';
 import { displayOf, expandPath, resolveInWorkspace } from '../../effects/workspace.js';
-import { writeFileAtomic } from '../../stores/atomicFile.js';
+import { writeFileAtomic } from '../../effects/atomicFile.js';
 import type { CommandContext } from '../types.js';
 import { DOC_MAX_BYTES, looksBinary, sha256 } from './fetch.js';
 import { topicState } from './state.js';

@@ -1,6 +1,6 @@
 import { readFileSync, statSync, unlinkSync } from 'node:fs';
 import { confirm, fail, type CommandResult } from '../../domain/result.js';
-import { writeFileAtomic } from '../../stores/atomicFile.js';
+import { writeFileAtomic } from '../../effects/atomicFile.js';
 import type { Command, CommandContext } from '../types.js';
 import { parseFlags, splitArgs, type Parsed } from './args.js';
 import { outsideLines, parseRange } from './edit.js';
