@@ -1,5 +1,6 @@
-import type { AckOutcome, EventListing, EventRecord, EventsPort } from '../domain/events.js';
+import type { AckOutcome, EventListing, EventRecord, EventStatus, EventsPort } from '../domain/events.js';
 import type { AgentStore } from '../domain/ports.js';
+import { nextEventState } from '../machines/event.js';
 import type { FileInbox } from '../stores/inbox.js';
 import type { EventStreams } from './eventStreams.js';
 import type { WebhookTokens } from './webhooks.js';
@@ -28,7 +29,7 @@ export class EventsService implements EventsPort {
   async intake(token: string, text: string): Promise<EventRecord> {
     const agentId = this.webhooks.lookup(token);
     if (agentId === undefined || !this.agents.get(agentId)) throw new IntakeRefused('token no longer valid');
-    const event = await this.inbox.add(agentId, text);
+    const event = await this.inbox.add(agentId, text, nextEventState('none', 'webhook.post') as EventStatus);
     this.streams.publish(event);
     return event;
   }
@@ -41,21 +42,31 @@ export class EventsService implements EventsPort {
     return this.inbox.get(agentId, id);
   }
 
-  /** behaviour.md §2.10: every id must be known, else nothing changes; acked ones stay acked. */
+  /**
+   * behaviour.md §2.10: every id must be known, else nothing changes. The event machine says which
+   * events `/events.ack` moves (pending → acked); the others are already acked and stay so.
+   */
   async ack(agentId: string, ids: string[] | 'all'): Promise<AckOutcome> {
-    const wanted = ids === 'all' ? this.inbox.pendingIds(agentId) : [...new Set(ids)];
-    const found: EventRecord[] = [];
-    for (const id of wanted) {
-      const e = this.inbox.get(agentId, id);
-      if (!e) return { ok: false, unknown: id };
-      found.push(e);
+    const moves = (e: EventRecord) => nextEventState(e.status, 'events.ack') !== e.status;
+    let found: EventRecord[];
+    if (ids === 'all') {
+      found = this.inbox.all(agentId).filter(moves);
+    } else {
+      found = [];
+      for (const id of new Set(ids)) {
+        const e = this.inbox.get(agentId, id);
+        if (!e) return { ok: false, unknown: id };
+        found.push(e);
+      }
     }
-    await this.inbox.ack(agentId, found.filter((e) => e.status === 'pending').map((e) => e.id));
-    return { ok: true, acked: found.map((e) => ({ id: e.id, already: e.status === 'acked' })) };
+    await this.inbox.ack(agentId, found.filter(moves).map((e) => e.id));
+    return { ok: true, acked: found.map((e) => ({ id: e.id, already: !moves(e) })) };
   }
 
+  /** `/events.clear [--all]`: the machine decides which events the trigger deletes. */
   clear(agentId: string, all: boolean): Promise<number> {
-    return this.inbox.clear(agentId, all);
+    const trigger = all ? 'events.clear.all' : 'events.clear';
+    return this.inbox.clear(agentId, (e) => nextEventState(e.status, trigger) === 'deleted');
   }
 
   async showWebhook(agentId: string): Promise<string> {

@@ -2,7 +2,6 @@ import { join } from 'node:path';
 import { monotonicFactory } from 'ulid';
 import { EVENT_ID_RE, WEBHOOK_SOURCE, type EventListing, type EventRecord, type EventStatus, type StoredEvent } from '../domain/events.js';
 import type { Clock } from '../domain/ports.js';
-import { nextEventState } from '../machines/event.js';
 import { AppendLog, LogClosedError } from './appendLog.js';
 import { readFileIfExists } from './atomicFile.js';
 
@@ -41,18 +40,13 @@ class AgentInbox {
     if (e.status === 'pending') this.pending++;
   }
 
+  /** Replay or apply an `ack` line: the event (if still there) becomes acked. */
   markAcked(id: string, at: string): void {
     const e = this.byId.get(id);
-    // Unknown (cleared meanwhile) or already acked: nothing to change.
-    if (!e || e.status !== 'pending') return;
-    e.status = nextEventState('pending', 'events.ack') as EventStatus;
+    if (!e || e.status === 'acked') return;
+    e.status = 'acked';
     e.ackedAt = at;
     this.pending--;
-  }
-
-  /** Keep only the events that `trigger` does not delete; returns the kept list. */
-  survivors(trigger: 'events.clear' | 'events.clear.all'): StoredEvent[] {
-    return this.order.filter((e) => nextEventState(e.status, trigger) !== 'deleted');
   }
 
   replaceAll(kept: StoredEvent[]): void {
@@ -153,14 +147,17 @@ export class FileInbox {
     return inbox;
   }
 
-  /** Append a new pending event (spec §3 Event, row 1); resolves once it is durable and indexed. */
-  async add(agentId: string, text: string): Promise<EventRecord> {
+  /**
+   * Append a new event with the status the event machine gave it (spec §3 Event, row 1);
+   * resolves once it is durable and indexed.
+   */
+  async add(agentId: string, text: string, status: EventStatus): Promise<EventRecord> {
     if (this.stopped) throw new LogClosedError(this.logPath(agentId));
     const inbox = this.of(agentId);
     const now = this.clock.now();
     const event: StoredEvent = {
       id: `evt_${this.newUlid(now)}`, agentId, receivedAt: new Date(now).toISOString(),
-      source: WEBHOOK_SOURCE, text, status: nextEventState('none', 'webhook.post') as 'pending', ackedAt: null,
+      source: WEBHOOK_SOURCE, text, status, ackedAt: null,
     };
     await inbox.log.append(addLine(event), () => inbox.insert(event));
     return publicEvent(event);
@@ -185,12 +182,12 @@ export class FileInbox {
     return { rows, matched: opts.all ? inbox.order.length : inbox.pending, pending: inbox.pending, acked };
   }
 
-  /** Ids of the pending events, oldest first. */
-  pendingIds(agentId: string): string[] {
-    return this.of(agentId).order.filter((e) => e.status === 'pending').map((e) => e.id);
+  /** Every event of the agent, oldest first. */
+  all(agentId: string): EventRecord[] {
+    return this.of(agentId).order.map(publicEvent);
   }
 
-  /** Write `ack` lines for the given ids (spec §3 Event, row 2); ids must be known and pending. */
+  /** Write `ack` lines for the given ids (spec §3 Event, row 2; the caller consulted the machine). */
   async ack(agentId: string, ids: string[]): Promise<void> {
     if (ids.length === 0) return;
     const inbox = this.of(agentId);
@@ -199,12 +196,15 @@ export class FileInbox {
     await inbox.log.append(data, () => { for (const id of ids) inbox.markAcked(id, at); });
   }
 
-  /** Delete acked events, or all events (spec §3 Event, rows 3 and 4) by compaction; returns the count. */
-  async clear(agentId: string, all: boolean): Promise<number> {
+  /**
+   * Delete the events `deletes` picks (spec §3 Event, rows 3 and 4) by compaction; the predicate is
+   * evaluated when the rewrite runs, over every durable event. Returns how many were deleted.
+   */
+  async clear(agentId: string, deletes: (e: EventRecord) => boolean): Promise<number> {
     const inbox = this.of(agentId);
     let removed = 0;
     await inbox.log.rewrite(() => {
-      const kept = inbox.survivors(all ? 'events.clear.all' : 'events.clear');
+      const kept = inbox.order.filter((e) => !deletes(e));
       removed = inbox.order.length - kept.length;
       if (removed === 0) return null;
       return { data: kept.map((e) => addLine(e)).join(''), onDurable: () => inbox.replaceAll(kept) };

@@ -21,7 +21,7 @@ const lines = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Bo
 describe('inbox log (behaviour.md §9.8)', () => {
   it('when an event is added, then the log holds one add line with the event and ackedAt null', async () => {
     const { inbox } = inboxAt();
-    const e = await inbox.add('leo', 'hello');
+    const e = await inbox.add('leo', 'hello', 'pending');
     expect(e.id).toMatch(EVENT_ID_RE);
     expect(Object.keys(e).sort()).toEqual(['agentId', 'id', 'receivedAt', 'source', 'status', 'text']);
     expect(e).toMatchObject({ agentId: 'leo', source: 'local-webhook', text: 'hello', status: 'pending' });
@@ -31,7 +31,7 @@ describe('inbox log (behaviour.md §9.8)', () => {
 
   it('when many events are added concurrently, then each is one line, ids are strictly increasing and order is kept', async () => {
     const { inbox } = inboxAt();
-    const made = await Promise.all(Array.from({ length: 200 }, (_, i) => inbox.add('leo', `t${i}`)));
+    const made = await Promise.all(Array.from({ length: 200 }, (_, i) => inbox.add('leo', `t${i}`, 'pending')));
     const ids = made.map((e) => e.id);
     expect([...ids].sort()).toEqual(ids);
     expect(new Set(ids).size).toBe(200);
@@ -42,9 +42,9 @@ describe('inbox log (behaviour.md §9.8)', () => {
 
   it('when an event is appended to a large log, then the file only grows by that line (no rewrite)', async () => {
     const { inbox } = inboxAt();
-    for (let i = 0; i < 50; i++) await inbox.add('leo', `t${i}`);
+    for (let i = 0; i < 50; i++) await inbox.add('leo', `t${i}`, 'pending');
     const before = statSync(inbox.logPath('leo'));
-    const e = await inbox.add('leo', 'one more');
+    const e = await inbox.add('leo', 'one more', 'pending');
     const after = statSync(inbox.logPath('leo'));
     expect(after.ino).toBe(before.ino);
     expect(after.size - before.size).toBe(Buffer.byteLength(JSON.stringify({ op: 'add', event: { ...e, ackedAt: null } }) + '\n'));
@@ -52,8 +52,8 @@ describe('inbox log (behaviour.md §9.8)', () => {
 
   it('when the inbox is reopened, then acks survive and the log is compacted to live events', async () => {
     const { inbox, dir } = inboxAt();
-    const a = await inbox.add('leo', 'a');
-    const b = await inbox.add('leo', 'b');
+    const a = await inbox.add('leo', 'a', 'pending');
+    const b = await inbox.add('leo', 'b', 'pending');
     await inbox.ack('leo', [a.id]);
     expect(lines(inbox.logPath('leo')).map((l) => l.op)).toEqual(['add', 'add', 'ack']);
     await inbox.closeAll();
@@ -70,12 +70,12 @@ describe('inbox log (behaviour.md §9.8)', () => {
 
   it('when the last line is torn after a crash, then it is skipped and the next append starts on a clean line', async () => {
     const { inbox, dir } = inboxAt();
-    const a = await inbox.add('leo', 'kept');
+    const a = await inbox.add('leo', 'kept', 'pending');
     await inbox.closeAll();
     appendFileSync(inbox.logPath('leo'), '{"op":"add","event":{"id":"evt_01J2Z9X8Q4M7K3T5V6W8Y0A1B2","te');
     const { inbox: again } = inboxAt(dir);
     expect(await again.load('leo')).toEqual({ events: 1, skipped: 1, compacted: true });
-    const b = await again.add('leo', 'after');
+    const b = await again.add('leo', 'after', 'pending');
     expect(lines(again.logPath('leo')).map((l) => (l.event as { text: string }).text)).toEqual(['kept', 'after']);
     expect(again.list('leo', { all: true, limit: 10 }).rows.map((e) => e.id)).toEqual([b.id, a.id]);
   });
@@ -93,8 +93,8 @@ describe('inbox log (behaviour.md §9.8)', () => {
 
   it('when del lines are in the log, then those events are gone after loading', async () => {
     const { inbox, dir } = inboxAt();
-    const a = await inbox.add('leo', 'a');
-    const b = await inbox.add('leo', 'b');
+    const a = await inbox.add('leo', 'a', 'pending');
+    const b = await inbox.add('leo', 'b', 'pending');
     await inbox.closeAll();
     appendFileSync(inbox.logPath('leo'), JSON.stringify({ op: 'del', ids: [a.id] }) + '\n');
     const { inbox: again } = inboxAt(dir);
@@ -105,26 +105,26 @@ describe('inbox log (behaviour.md §9.8)', () => {
 
   it('when /events.clear runs, then acked events are removed by a compaction and pending ones stay', async () => {
     const { inbox } = inboxAt();
-    const a = await inbox.add('leo', 'a');
-    const b = await inbox.add('leo', 'b');
+    const a = await inbox.add('leo', 'a', 'pending');
+    const b = await inbox.add('leo', 'b', 'pending');
     await inbox.ack('leo', [a.id]);
-    expect(await inbox.clear('leo', false)).toBe(1);
+    expect(await inbox.clear('leo', (e) => e.status === 'acked')).toBe(1);
     expect(lines(inbox.logPath('leo')).map((l) => (l.event as { id: string }).id)).toEqual([b.id]);
-    expect(await inbox.clear('leo', false)).toBe(0);
-    expect(await inbox.clear('leo', true)).toBe(1);
+    expect(await inbox.clear('leo', (e) => e.status === 'acked')).toBe(0);
+    expect(await inbox.clear('leo', () => true)).toBe(1);
     expect(readFileSync(inbox.logPath('leo'), 'utf8')).toBe('');
-    const c = await inbox.add('leo', 'c');
+    const c = await inbox.add('leo', 'c', 'pending');
     expect(inbox.list('leo', { all: true, limit: 10 }).rows.map((e) => e.id)).toEqual([c.id]);
   });
 
   it('when appends race with a clear, then no durable event is lost', async () => {
     const { inbox, dir } = inboxAt();
-    const first = await Promise.all(Array.from({ length: 20 }, (_, i) => inbox.add('leo', `a${i}`)));
+    const first = await Promise.all(Array.from({ length: 20 }, (_, i) => inbox.add('leo', `a${i}`, 'pending')));
     await inbox.ack('leo', first.map((e) => e.id));
     const [more, cleared] = await Promise.all([
-      Promise.all(Array.from({ length: 20 }, (_, i) => inbox.add('leo', `b${i}`))),
-      inbox.clear('leo', false),
-      Promise.all(Array.from({ length: 20 }, (_, i) => inbox.add('leo', `c${i}`))),
+      Promise.all(Array.from({ length: 20 }, (_, i) => inbox.add('leo', `b${i}`, 'pending'))),
+      inbox.clear('leo', (e) => e.status === 'acked'),
+      Promise.all(Array.from({ length: 20 }, (_, i) => inbox.add('leo', `c${i}`, 'pending'))),
     ]);
     expect(cleared).toBe(20);
     await inbox.closeAll();
@@ -136,7 +136,7 @@ describe('inbox log (behaviour.md §9.8)', () => {
 
   it('when an agent inbox is dropped, then its log is closed and a later touch starts from the disk', async () => {
     const { inbox } = inboxAt();
-    await inbox.add('leo', 'a');
+    await inbox.add('leo', 'a', 'pending');
     await inbox.drop('leo');
     expect(existsSync(inbox.logPath('leo'))).toBe(true);
     expect(inbox.list('leo', { all: true, limit: 10 }).matched).toBe(1);
@@ -144,7 +144,7 @@ describe('inbox log (behaviour.md §9.8)', () => {
 
   it('when ids are malformed, then get finds nothing (behaviour.md §9.8: validated before lookup)', async () => {
     const { inbox } = inboxAt();
-    await inbox.add('leo', 'a');
+    await inbox.add('leo', 'a', 'pending');
     expect(inbox.get('leo', 'evt_x')).toBeUndefined();
     expect(inbox.get('leo', '__proto__')).toBeUndefined();
   });

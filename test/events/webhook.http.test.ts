@@ -39,6 +39,24 @@ describe('GET/POST /agents/{id}/webhook (spec §4.3, §3 Webhook token)', () => 
     expect((await call(app.base, 'GET', '/agents/w2/webhook')).body.webhook_url).toBe(r.body.webhook_url);
   });
 
+  it('when the token is rotated while a request body is still arriving, then that request gets 401', async () => {
+    const { path } = await agentWithWebhook(app.base, 'midway');
+    const { request } = await import('node:http');
+    const result = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request({ host: '127.0.0.1', port: app.port, method: 'POST', path, headers: { 'Content-Length': '10' } }, (res) => {
+        let b = '';
+        res.on('data', (c) => { b += c; });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: b }));
+      });
+      req.on('error', reject);
+      req.write('hello');
+      void call(app.base, 'POST', '/agents/midway/webhook').then(() => req.end('world'), reject);
+    });
+    const r = await result;
+    expect(r.status).toBe(401);
+    expect(JSON.parse(r.body)).toEqual({ error: 'Unknown webhook token' });
+  });
+
   it.each(['GET', 'POST'])('when %s names an unknown agent, then 404 Unknown agent: <id>', async (method) => {
     const r = await call(app.base, method, '/agents/ghost/webhook');
     expect(r.status).toBe(404);
