@@ -27,7 +27,7 @@ export async function startDaemon(env = {}) {
     proc.stdout.on('data', (c) => { out += c; if (out.includes('listening')) resolve(); });
     proc.once('exit', (c) => reject(new Error(`daemon exited ${c}`)));
   });
-  return { port, dataDir, base: `http://127.0.0.1:${port}`, stop: () => new Promise((r) => { proc.once('exit', r); proc.kill('SIGTERM'); }) };
+  return { port, dataDir, pid: proc.pid, base: `http://127.0.0.1:${port}`, stop: () => new Promise((r) => { proc.once('exit', r); proc.kill('SIGTERM'); }) };
 }
 
 /** "<cpu model> ×<n>, <GiB> GiB RAM, Node <v>" */

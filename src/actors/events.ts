@@ -22,13 +22,13 @@ export class EventsService implements EventsPort {
   ) {}
 
   /**
-   * Store a webhook text for the agent that `token` names (behaviour.md §9.7): the token is checked
-   * again here because it may have been rotated or deleted while the body was read. Resolves once
+   * Store a webhook text for the agent that `token` named when the request arrived (behaviour.md
+   * §9.7): the token is checked again here because it may have been rotated or deleted while the
+   * body was read. Resolves once
    * the event is durable; then every open stream of the agent gets it.
    */
-  async intake(token: string, text: string): Promise<EventRecord> {
-    const agentId = this.webhooks.lookup(token);
-    if (agentId === undefined || !this.agents.get(agentId)) throw new IntakeRefused('token no longer valid');
+  async intake(agentId: string, token: string, text: string): Promise<EventRecord> {
+    if (!this.webhooks.stillValid(agentId, token)) throw new IntakeRefused('token no longer valid');
     const event = await this.inbox.add(agentId, text, nextEventState('none', 'webhook.post') as EventStatus);
     this.streams.publish(event);
     return event;

@@ -34,6 +34,11 @@ export class WebhookTokens {
     return timingSafeEqual(Buffer.from(stored), Buffer.from(token)) ? agentId : undefined;
   }
 
+  /** True while `token` is still the current token of `agentId` (not rotated, agent not deleted). */
+  stillValid(agentId: string, token: string): boolean {
+    return this.lookup(token) === agentId;
+  }
+
   /** spec §3 GET row: the token, created if absent. Throws when the agent is unknown. */
   show(agentId: string): Promise<string> {
     return this.send(agentId, 'webhook.get');

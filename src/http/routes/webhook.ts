@@ -17,10 +17,13 @@ const unknownToken = (close = false) => new LoomError(401, UNKNOWN_TOKEN, close 
  * The webhook text: valid UTF-8 and not empty or whitespace-only (behaviour.md §9.7), else 400.
  * The decoder keeps a leading BOM so the stored text is exactly the bytes posted.
  */
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
 export function webhookText(body: Buffer): string {
   let text: string;
   try {
-    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(body);
+    // Without `stream: true` every decode call is complete and independent, so one decoder serves all.
+    text = decoder.decode(body);
   } catch {
     throw new LoomError(400, EMPTY_BODY);
   }
@@ -38,7 +41,8 @@ export function webhookRoutes(events: EventsService) {
     route(app, '/webhook/:token', {
       POST: async (req, res) => {
         const token = String(req.params.token);
-        if (events.webhooks.lookup(token) === undefined) {
+        const agentId = events.webhooks.lookup(token);
+        if (agentId === undefined) {
           // Drain (up to the webhook cap) before answering so the client reads the 401, not a reset.
           await readBody(req, WEBHOOK_BODY_BYTES, () => unknownToken(true));
           throw unknownToken();
@@ -46,7 +50,7 @@ export function webhookRoutes(events: EventsService) {
         const text = webhookText(await readBody(req, WEBHOOK_BODY_BYTES, () => tooLarge(WEBHOOK_BODY_BYTES, TOO_LARGE)));
         let event;
         try {
-          event = await events.intake(token, text);
+          event = await events.intake(agentId, token, text);
         } catch (err) {
           if (err instanceof IntakeRefused) throw unknownToken();
           throw err;
