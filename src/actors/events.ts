@@ -24,8 +24,7 @@ export class EventsService implements EventsPort {
   /**
    * Store a webhook text for the agent that `token` named when the request arrived (behaviour.md
    * §9.7): the token is checked again here because it may have been rotated or deleted while the
-   * body was read. Resolves once
-   * the event is durable; then every open stream of the agent gets it.
+   * body was read. Resolves once the event is durable; then every open stream of the agent gets it.
    */
   async intake(agentId: string, token: string, text: string): Promise<EventRecord> {
     if (!this.webhooks.stillValid(agentId, token)) throw new IntakeRefused('token no longer valid');

@@ -50,10 +50,21 @@ class AgentInbox {
     this.pending--;
   }
 
-  replaceAll(kept: StoredEvent[]): void {
+  /** Split the events into those `removes` picks and the rest (order kept). */
+  partition(removes: (e: StoredEvent) => boolean): { kept: StoredEvent[]; removed: StoredEvent[] } {
+    const kept: StoredEvent[] = [];
+    const removed: StoredEvent[] = [];
+    for (const e of this.order) (removes(e) ? removed : kept).push(e);
+    return { kept, removed };
+  }
+
+  /** Apply a partition: removed entries leave the map one by one (no new 100 000-entry map). */
+  apply({ kept, removed }: { kept: StoredEvent[]; removed: StoredEvent[] }): void {
+    for (const e of removed) {
+      this.byId.delete(e.id);
+      if (e.status === 'pending') this.pending--;
+    }
     this.order = kept;
-    this.byId = new Map(kept.map((e) => [e.id, e]));
-    this.pending = kept.filter((e) => e.status === 'pending').length;
   }
 }
 
@@ -77,7 +88,7 @@ function bufferedPrng(): () => number {
 const addLine = (e: StoredEvent): string => JSON.stringify({ op: 'add', event: e }) + '\n';
 
 /** Parse one log line into an operation, or null when it is not a valid one. */
-function parseOp(line: string): LogOp | null {
+function parseOp(line: string, agentId: string): LogOp | null {
   let v: unknown;
   try {
     v = JSON.parse(line);
@@ -90,7 +101,9 @@ function parseOp(line: string): LogOp | null {
     const e = o.event as Record<string, unknown> | null;
     if (!e || typeof e.id !== 'string' || !EVENT_ID_RE.test(e.id) || typeof e.text !== 'string' || typeof e.receivedAt !== 'string') return null;
     if (e.status !== 'pending' && e.status !== 'acked') return null;
-    return { op: 'add', event: { id: e.id, agentId: String(e.agentId), receivedAt: e.receivedAt, source: String(e.source), text: e.text, status: e.status, ackedAt: typeof e.ackedAt === 'string' ? e.ackedAt : null } };
+    // Shared strings for the fields every event of this log has in common (100 000 events are normal).
+    const source = e.source === WEBHOOK_SOURCE ? WEBHOOK_SOURCE : String(e.source);
+    return { op: 'add', event: { id: e.id, agentId: e.agentId === agentId ? agentId : String(e.agentId), receivedAt: e.receivedAt, source, text: e.text, status: e.status, ackedAt: typeof e.ackedAt === 'string' ? e.ackedAt : null } };
   }
   if (o.op === 'ack' && typeof o.id === 'string' && typeof o.at === 'string') return { op: 'ack', id: o.id, at: o.at };
   if (o.op === 'del' && Array.isArray(o.ids) && o.ids.every((x) => typeof x === 'string')) return { op: 'del', ids: o.ids as string[] };
@@ -135,7 +148,7 @@ export class FileInbox {
     let extra = !text.endsWith('\n') && text !== '';
     for (const line of lines) {
       if (line === '') continue;
-      const op = parseOp(line);
+      const op = parseOp(line, agentId);
       if (!op) {
         skipped++;
         continue;
@@ -149,7 +162,7 @@ export class FileInbox {
       } else {
         extra = true;
         const gone = new Set(op.ids);
-        inbox.replaceAll(inbox.order.filter((e) => !gone.has(e.id)));
+        inbox.apply(inbox.partition((e) => gone.has(e.id)));
       }
     }
     return { inbox, report: { events: inbox.order.length, skipped, compacted: extra || skipped > 0 } };
@@ -222,10 +235,10 @@ export class FileInbox {
     const inbox = this.of(agentId);
     let removed = 0;
     await inbox.log.rewrite(() => {
-      const kept = inbox.order.filter((e) => !deletes(e));
-      removed = inbox.order.length - kept.length;
+      const split = inbox.partition(deletes);
+      removed = split.removed.length;
       if (removed === 0) return null;
-      return { data: kept.map((e) => addLine(e)).join(''), onDurable: () => inbox.replaceAll(kept) };
+      return { data: split.kept.map((e) => addLine(e)).join(''), onDurable: () => inbox.apply(split) };
     });
     return removed;
   }

@@ -14,15 +14,15 @@ const TOO_LARGE = `Webhook body exceeds ${WEBHOOK_BODY_BYTES} bytes`;
 const unknownToken = (close = false) => new LoomError(401, UNKNOWN_TOKEN, close ? { headers: { Connection: 'close' } } : {});
 
 /**
- * The webhook text: valid UTF-8 and not empty or whitespace-only (behaviour.md §9.7), else 400.
- * The decoder keeps a leading BOM so the stored text is exactly the bytes posted.
+ * Strict UTF-8 that keeps a leading BOM, so the stored text is exactly the bytes posted. Without
+ * `stream: true` every decode call is complete and independent, so one decoder serves all requests.
  */
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
+/** The webhook text: valid UTF-8 and not empty or whitespace-only (behaviour.md §9.7), else 400. */
 export function webhookText(body: Buffer): string {
   let text: string;
   try {
-    // Without `stream: true` every decode call is complete and independent, so one decoder serves all.
     text = decoder.decode(body);
   } catch {
     throw new LoomError(400, EMPTY_BODY);
