@@ -4,6 +4,7 @@ import type { RouteModule } from './http/app.js';
 import { mcpFeature } from './features/mcp.js';
 import { documentsFeature } from './features/documents.js';
 import { actionsFeature } from './features/actions.js';
+import { eventsFeature } from './features/events.js';
 
 /**
  * A feature plugs into the composed daemon: it may register commands, add route modules, add
@@ -16,6 +17,7 @@ export const features: Feature[] = [
   mcpFeature,
   documentsFeature,
   actionsFeature,
+  eventsFeature,
 ];
 
 /** Install every feature; returns the route modules they add. */

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { mcpCli } from './mcp.js';
+import { eventCommands } from './event.js';
 
 /** The CLI's command tree as features see it. */
 export interface CliParts {
@@ -10,4 +11,5 @@ export interface CliParts {
 /** Feature CLI additions (capability, event, mcp); each later issue adds one line. */
 export const cliExtensions: Array<(parts: CliParts) => void> = [
   mcpCli,
+  eventCommands,
 ];

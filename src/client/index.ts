@@ -31,6 +31,13 @@ export interface ExecOutcome {
 /** Thrown when the daemon cannot be reached (CLI exit 3). */
 export class DaemonUnreachable extends Error {}
 
+/** Thrown by `eventStream` when the daemon answers with an error status (spec §4.5: 400, 401; 429). */
+export class EventStreamRefused extends Error {
+  constructor(readonly status: number, readonly error: string) {
+    super(`event stream refused: HTTP ${status} ${error}`);
+  }
+}
+
 /** Strip the `re:` line of a content string (spec §4.7). */
 export function stripReLine(content: string): string {
   const i = content.indexOf('\n');
@@ -110,7 +117,12 @@ export class LoomClient {
     const res = await fetch(this.baseUrl + '/events/stream', { headers: { Accept: 'text/event-stream', ...(this.agentId ? { 'X-Agent-Id': this.agentId } : {}) }, signal }).catch((err: Error) => {
       throw new DaemonUnreachable(err.message);
     });
-    if (res.status !== 200) throw new Error(`event stream refused: HTTP ${res.status} ${await res.text()}`);
+    if (res.status !== 200) {
+      const text = await res.text();
+      let error = text;
+      try { error = String((JSON.parse(text) as { error?: unknown }).error ?? text); } catch { /* not JSON: keep the text */ }
+      throw new EventStreamRefused(res.status, error);
+    }
     const parser = new SseParser();
     const decoder = new TextDecoder();
     for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {

@@ -1,0 +1,90 @@
+import type { EventRecord } from '../domain/events.js';
+import { EVENT_PING_MS, EVENT_STREAMS_PER_AGENT } from '../domain/limits.js';
+import type { Clock } from '../domain/ports.js';
+
+/** Where a stream's SSE events go (the HTTP route adapts an SseWriter to this). */
+export interface StreamSink {
+  send(name: 'ready' | 'event' | 'ping', data: unknown): void;
+  /** End the response (agent deleted, daemon stopping). */
+  end(): void;
+}
+
+/** An open stream as its owner sees it. */
+export interface StreamHandle {
+  /** Unregister (the client left); idempotent. */
+  close(): void;
+}
+
+interface OpenStream {
+  sink: StreamSink;
+  timer: unknown;
+  closed: boolean;
+}
+
+/**
+ * Open event streams per agent (spec §4.5, §6; behaviour.md §9.8): `ready` on open, one `event` per
+ * event appended afterwards (never a backfill), `ping` every 15 s on the injected clock, at most
+ * 16 per agent. Delivery is notification only: nothing here touches an event's status.
+ */
+export class EventStreams {
+  private readonly byAgent = new Map<string, Set<OpenStream>>();
+
+  constructor(private readonly clock: Clock, private readonly pingMs = EVENT_PING_MS, readonly maxPerAgent = EVENT_STREAMS_PER_AGENT) {}
+
+  /** Open streams of an agent. */
+  count(agentId: string): number {
+    return this.byAgent.get(agentId)?.size ?? 0;
+  }
+
+  /** Register a stream and send `ready`; null when the agent already has the maximum. */
+  open(agentId: string, sink: StreamSink): StreamHandle | null {
+    let set = this.byAgent.get(agentId);
+    if (!set) {
+      set = new Set();
+      this.byAgent.set(agentId, set);
+    }
+    if (set.size >= this.maxPerAgent) return null;
+    const s: OpenStream = { sink, timer: null, closed: false };
+    set.add(s);
+    sink.send('ready', { agent_id: agentId });
+    this.schedulePing(s);
+    return { close: () => this.detach(agentId, s) };
+  }
+
+  private schedulePing(s: OpenStream): void {
+    s.timer = this.clock.setTimeout(() => {
+      if (s.closed) return;
+      s.sink.send('ping', { t: new Date(this.clock.now()).toISOString() });
+      this.schedulePing(s);
+    }, this.pingMs);
+  }
+
+  private detach(agentId: string, s: OpenStream): void {
+    if (s.closed) return;
+    s.closed = true;
+    this.clock.clearTimeout(s.timer);
+    const set = this.byAgent.get(agentId);
+    set?.delete(s);
+    if (set && set.size === 0) this.byAgent.delete(agentId);
+  }
+
+  /** spec §6 Emission: one `event` on every open stream of the agent. */
+  publish(event: EventRecord): void {
+    for (const s of this.byAgent.get(event.agentId) ?? []) s.sink.send('event', event);
+  }
+
+  /** End every stream of an agent (DELETE /agents, spec §6); returns how many. */
+  closeAgent(agentId: string): number {
+    const streams = [...(this.byAgent.get(agentId) ?? [])];
+    for (const s of streams) {
+      this.detach(agentId, s);
+      s.sink.end();
+    }
+    return streams.length;
+  }
+
+  /** End every stream (shutdown, behaviour.md §1.1). */
+  closeAll(): void {
+    for (const id of [...this.byAgent.keys()]) this.closeAgent(id);
+  }
+}

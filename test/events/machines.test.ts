@@ -1,0 +1,63 @@
+import { describe, expect, it } from '@jest/globals';
+import { createActor } from 'xstate';
+import { eventMachine, nextEventState, type EventState, type EventTrigger } from '../../src/machines/event.js';
+import { webhookTokenMachine } from '../../src/machines/webhookToken.js';
+
+describe('spec §3 Event table', () => {
+  // One row per table line (the "pending or acked" row is two rows here).
+  const rows: Array<[EventState, EventTrigger, EventState, string]> = [
+    ['none', 'webhook.post', 'pending', 'POST /webhook/<token> with a valid token and body creates a pending event'],
+    ['pending', 'events.ack', 'acked', '/events.ack <id> acknowledges a pending event'],
+    ['acked', 'events.clear', 'deleted', '/events.clear removes an acked event'],
+    ['pending', 'events.clear.all', 'deleted', '/events.clear --all removes a pending event'],
+    ['acked', 'events.clear.all', 'deleted', '/events.clear --all removes an acked event'],
+  ];
+  it.each(rows)('when %s receives %s, then it is %s (%s)', (from, trigger, to) => {
+    expect(nextEventState(from, trigger)).toBe(to);
+  });
+
+  // What the table implies by omission: only acked events are removed by /events.clear; acking twice changes nothing.
+  const unchanged: Array<[EventState, EventTrigger]> = [
+    ['pending', 'events.clear'],
+    ['acked', 'events.ack'],
+    ['pending', 'webhook.post'],
+    ['deleted', 'events.ack'],
+    ['deleted', 'events.clear.all'],
+  ];
+  it.each(unchanged)('when %s receives %s, then it stays where it is', (from, trigger) => {
+    expect(nextEventState(from, trigger)).toBe(from);
+  });
+
+  it('when an actor runs the whole life, then it ends in the final deleted state', () => {
+    const a = createActor(eventMachine).start();
+    for (const type of ['webhook.post', 'events.ack', 'events.clear'] as const) a.send({ type });
+    expect(a.getSnapshot().value).toBe('deleted');
+    expect(a.getSnapshot().status).toBe('done');
+  });
+});
+
+describe('spec §3 Webhook token table', () => {
+  const T1 = 'wh_' + 'a'.repeat(43);
+  const T2 = 'wh_' + 'b'.repeat(43);
+  const T3 = 'wh_' + 'c'.repeat(43);
+  const rows: Array<[string, string | null, 'webhook.get' | 'webhook.post', string, string]> = [
+    ['none', null, 'webhook.get', 'exists', T2],
+    ['exists', T1, 'webhook.get', 'exists', T1],
+    ['exists', T1, 'webhook.post', 'exists', T2],
+    ['none', null, 'webhook.post', 'exists', T2],
+  ];
+  it.each(rows)('when %s (token %s) receives %s, then it is %s with token %s', (state, stored, type, next, token) => {
+    const a = createActor(webhookTokenMachine, { input: { token: stored } }).start();
+    expect(a.getSnapshot().value).toBe(state);
+    a.send({ type, token: T2 });
+    expect(a.getSnapshot().value).toBe(next);
+    expect(a.getSnapshot().context.token).toBe(token);
+  });
+
+  it('when a token is rotated twice, then each rotation gives the new token and counts', () => {
+    const a = createActor(webhookTokenMachine, { input: { token: T1 } }).start();
+    a.send({ type: 'webhook.post', token: T2 });
+    a.send({ type: 'webhook.post', token: T3 });
+    expect(a.getSnapshot().context).toEqual({ token: T3, rotations: 2 });
+  });
+});
