@@ -4,7 +4,7 @@ import { monotonicFactory } from 'ulid';
 import { EVENT_ID_RE, WEBHOOK_SOURCE, type EventListing, type EventRecord, type EventStatus, type StoredEvent } from '../domain/events.js';
 import type { Clock } from '../domain/ports.js';
 import { AppendLog, LogClosedError } from './appendLog.js';
-import { readFileIfExists } from './atomicFile.js';
+import { readFileIfExists } from '../effects/atomicFile.js';
 
 /** One line of `state/events.jsonl` (behaviour.md §9.8). */
 type LogOp = { op: 'add'; event: StoredEvent } | { op: 'ack'; id: string; at: string } | { op: 'del'; ids: string[] };
