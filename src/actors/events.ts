@@ -1,7 +1,7 @@
 import type { AckOutcome, EventListing, EventRecord, EventStatus, EventsPort } from '../domain/events.js';
 import type { AgentStore } from '../domain/ports.js';
 import { nextEventState } from '../machines/event.js';
-import type { FileInbox } from '../stores/inbox.js';
+import type { InboxPort } from '../domain/events.js';
 import type { EventStreams } from './eventStreams.js';
 import type { WebhookTokens } from './webhooks.js';
 
@@ -15,7 +15,7 @@ export class IntakeRefused extends Error {}
 export class EventsService implements EventsPort {
   constructor(
     readonly agents: AgentStore,
-    readonly inbox: FileInbox,
+    readonly inbox: InboxPort,
     readonly streams: EventStreams,
     readonly webhooks: WebhookTokens,
     private readonly urlOf: (token: string) => string,

@@ -75,3 +75,19 @@ export function eventPreview(text: string, max = 80): string {
   const chars = [...flat];
   return chars.length <= max ? flat : chars.slice(0, max - 1).join('') + '…';
 }
+
+/**
+ * The inbox port (behaviour.md §9.8) that the actors layer uses; the append-only log in
+ * src/stores/inbox.ts implements it and is injected by the events feature.
+ */
+export interface InboxPort {
+  add(agentId: string, text: string, status: EventStatus): Promise<EventRecord>;
+  get(agentId: string, id: string): EventRecord | undefined;
+  list(agentId: string, opts: { all: boolean; limit: number }): EventListing;
+  all(agentId: string): EventRecord[];
+  ack(agentId: string, ids: string[]): Promise<void>;
+  clear(agentId: string, deletes: (e: EventRecord) => boolean): Promise<number>;
+  drop(agentId: string): Promise<void>;
+  /** Close every open log (shutdown). */
+  closeAll(): Promise<void>;
+}

@@ -1,7 +1,7 @@
 import { randomFillSync } from 'node:crypto';
 import { join } from 'node:path';
 import { monotonicFactory } from 'ulid';
-import { EVENT_ID_RE, WEBHOOK_SOURCE, type EventListing, type EventRecord, type EventStatus, type StoredEvent } from '../domain/events.js';
+import { EVENT_ID_RE, WEBHOOK_SOURCE, type EventListing, type EventRecord, type EventStatus, type InboxPort, type StoredEvent } from '../domain/events.js';
 import type { Clock } from '../domain/ports.js';
 import { AppendLog, LogClosedError } from './appendLog.js';
 import { readFileIfExists } from '../effects/atomicFile.js';
@@ -118,7 +118,7 @@ function parseOp(line: string, agentId: string): LogOp | null {
  * and whenever `/events.clear` deletes events. A line that does not parse (a torn last line after
  * a crash) is skipped, never fatal. All index changes happen after the log change is durable.
  */
-export class FileInbox {
+export class FileInbox implements InboxPort {
   private readonly inboxes = new Map<string, AgentInbox>();
   private readonly newUlid = monotonicFactory(bufferedPrng());
   private stopped = false;
