@@ -1,6 +1,7 @@
 import type { CommandRegistry } from './commands/registry.js';
 import type { AppContext } from './http/context.js';
 import type { RouteModule } from './http/app.js';
+import { capabilitiesFeature } from './features/capabilities.js';
 
 /**
  * A feature plugs into the composed daemon: it may register commands, add route modules, add
@@ -9,7 +10,9 @@ import type { RouteModule } from './http/app.js';
 export type Feature = (ctx: AppContext, registry: CommandRegistry) => Promise<RouteModule[] | void> | RouteModule[] | void;
 
 /** The features of this build, in order. Each later issue adds one line here. */
-export const features: Feature[] = [];
+export const features: Feature[] = [
+  capabilitiesFeature,
+];
 
 /** Install every feature; returns the route modules they add. */
 export async function installFeatures(ctx: AppContext, registry: CommandRegistry): Promise<RouteModule[]> {

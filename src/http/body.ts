@@ -41,7 +41,7 @@ export function readBody(req: Request, cap = REQUEST_BODY_BYTES, overflow: () =>
 }
 
 /** Discard the rest of a refused body; close the socket past OVERSIZE_DRAIN_BYTES. */
-function drain(req: Request, already: number): void {
+export function drain(req: Request, already: number): void {
   let seen = already;
   req.on('data', (c: Buffer) => {
     seen += c.length;

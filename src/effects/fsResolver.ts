@@ -1,0 +1,225 @@
+import { closeSync, constants as C, fstatSync, lstatSync, mkdirSync, openSync, readlinkSync, renameSync, unlinkSync, type Stats } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+
+/**
+ * The /fs resolver (spec §4.1 "refuses symlinks anywhere on the path and never follows one";
+ * behaviour.md §9.6 step 6). See docs/fs-resolver.md for the approach and its limits.
+ *
+ * Node has no openat(2), so every lookup goes through the magic link `/proc/self/fd/<dirfd>/<name>`:
+ * the kernel resolves `/proc/self/fd/<dirfd>` to exactly the directory that fd holds (not by walking
+ * names again), so opening `<name>` there is an openat(dirfd, name). Every component is opened with
+ * O_NOFOLLOW, directories also with O_DIRECTORY: a symlink anywhere fails the open instead of being
+ * followed, whatever another process swaps in between two steps. After the walk the held directory's
+ * real path (readlink of its /proc entry) must still equal the lexical path; a folder renamed or
+ * replaced during the walk is refused. Metadata calls are synchronous (microseconds on a local disk,
+ * and they keep the walk free of interleaving); file data moves asynchronously.
+ */
+
+/** Why the resolver refuses (mapped to 403/409/404/413 by the route, behaviour.md §9.6). */
+export type FsRefusalKind = 'symlink' | 'not_a_directory' | 'is_a_directory' | 'not_found' | 'not_regular';
+
+/** A refusal of the resolver: an expected outcome, not a bug. */
+export class FsRefusal extends Error {
+  constructor(readonly kind: FsRefusalKind) {
+    super(kind);
+  }
+}
+
+const PROC_FD = '/proc/self/fd/';
+const DIR_FLAGS = C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW;
+/** O_NONBLOCK: opening a FIFO must never hang the daemon; fstat then refuses anything not regular. */
+const FILE_FLAGS = C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK;
+
+/** The path of `name` inside the directory held by `fd` (an openat emulation). */
+export const at = (fd: number, name: string): string => `${PROC_FD}${fd}/${name}`;
+
+const code = (err: unknown): string | undefined => (err as NodeJS.ErrnoException).code;
+
+/** The kernel's current path of an open fd. */
+function fdPath(fd: number): string {
+  return readlinkSync(`${PROC_FD}${fd}`);
+}
+
+/** lstat inside a held directory, or undefined when absent. */
+export function lstatAt(dirFd: number, name: string): Stats | undefined {
+  try {
+    return lstatSync(at(dirFd, name));
+  } catch (err) {
+    if (code(err) === 'ENOENT') return undefined;
+    throw err;
+  }
+}
+
+/** Classify why `name` could not be opened as a directory: a symlink, or something else in the way. */
+function notADir(dirFd: number, name: string): FsRefusal {
+  const st = lstatAt(dirFd, name);
+  if (st && !st.isSymbolicLink() && !st.isDirectory()) return new FsRefusal('not_a_directory');
+  // A symlink, or it changed under us (swapped back, removed): refuse as the symlink it was.
+  return new FsRefusal('symlink');
+}
+
+/** A directory held open during one operation; `close()` exactly once. */
+export interface HeldDir {
+  fd: number;
+  /** The lexical absolute path it must have (home realpath + segments). */
+  path: string;
+  close(): void;
+}
+
+/**
+ * Open the agent's home and walk `dirs` below it without following any symlink. Missing folders
+ * are created when `create` is true (PUT: "parents created, each checked"); otherwise the walk
+ * returns null at the first missing one. Throws FsRefusal for a symlink or a file in the way.
+ */
+export function walk(home: string, dirs: readonly string[], create: boolean): HeldDir | null {
+  let fd: number;
+  try {
+    // The home's own path may contain symlinks (behaviour.md §9.6: resolution starts at its realpath).
+    fd = openSync(home, C.O_RDONLY | C.O_DIRECTORY);
+  } catch (err) {
+    if (code(err) === 'ENOENT') return null;
+    throw err;
+  }
+  let path: string;
+  try {
+    path = fdPath(fd);
+    for (const name of dirs) {
+      const next = openDirAt(fd, name, create);
+      closeSync(fd);
+      fd = -1;
+      if (next === null) return null;
+      fd = next;
+      path = path === '/' ? `/${name}` : `${path}/${name}`;
+    }
+  } catch (err) {
+    if (fd >= 0) closeSync(fd);
+    throw err;
+  }
+  const held: HeldDir = { fd, path, close: () => closeSync(fd) };
+  try {
+    verifyDir(held);
+  } catch (err) {
+    held.close();
+    throw err;
+  }
+  return held;
+}
+
+/** Open (or create, then open) the folder `name` inside `dirFd` with O_NOFOLLOW|O_DIRECTORY. */
+function openDirAt(dirFd: number, name: string, create: boolean): number | null {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      return openSync(at(dirFd, name), DIR_FLAGS);
+    } catch (err) {
+      const c = code(err);
+      if (c === 'ENOTDIR' || c === 'ELOOP') throw notADir(dirFd, name);
+      if (c !== 'ENOENT') throw err;
+      if (!create) return null;
+    }
+    try {
+      // mkdir never follows a final symlink: an existing one gives EEXIST and the next open refuses it.
+      mkdirSync(at(dirFd, name));
+    } catch (err) {
+      if (code(err) !== 'EEXIST') throw err;
+    }
+  }
+  // Created and removed again three times by someone else: give up as a refusal.
+  throw new FsRefusal('symlink');
+}
+
+/** The held folder must still be where the lexical path says (not renamed or swapped during the walk). */
+export function verifyDir(dir: HeldDir): void {
+  if (fdPath(dir.fd) !== dir.path) throw new FsRefusal('symlink');
+}
+
+/** A regular file opened for reading, with its size and mtime at open time. */
+export interface OpenFile {
+  fd: number;
+  size: number;
+  mtimeMs: number;
+}
+
+/** Open the final component for reading (GET, HEAD): O_NOFOLLOW inside the verified folder. */
+export function openFileAt(dir: HeldDir, name: string): OpenFile {
+  let fd: number;
+  try {
+    fd = openSync(at(dir.fd, name), FILE_FLAGS);
+  } catch (err) {
+    const c = code(err);
+    if (c === 'ENOENT') throw new FsRefusal('not_found');
+    if (c === 'ELOOP') throw new FsRefusal('symlink');
+    throw err;
+  }
+  try {
+    const st = fstatSync(fd);
+    if (st.isDirectory()) throw new FsRefusal('is_a_directory');
+    if (!st.isFile()) throw new FsRefusal('not_regular');
+    // Re-check the folder after the open: a rename between walk and open is refused before any byte is read.
+    verifyDir(dir);
+    return { fd, size: st.size, mtimeMs: st.mtimeMs };
+  } catch (err) {
+    closeSync(fd);
+    throw err;
+  }
+}
+
+/** What stands at `name` before a PUT: absent, a regular file (overwrite), or a refusal. */
+export function checkPutTarget(dir: HeldDir, name: string): { exists: boolean } {
+  const st = lstatAt(dir.fd, name);
+  if (!st) return { exists: false };
+  if (st.isSymbolicLink()) throw new FsRefusal('symlink');
+  if (st.isDirectory()) throw new FsRefusal('is_a_directory');
+  if (!st.isFile()) throw new FsRefusal('not_regular');
+  return { exists: true };
+}
+
+/** A fresh temp file in the target folder (PUT writes there, then renames). */
+export function createTemp(dir: HeldDir): { fd: number; name: string } {
+  const name = `.loom-put-${randomBytes(8).toString('hex')}.tmp`;
+  const fd = openSync(at(dir.fd, name), C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o666);
+  return { fd, name };
+}
+
+/**
+ * Rename the temp file over `name` inside the same held folder. rename(2) never follows the final
+ * component: a symlink swapped in at the last moment is replaced itself, its target is untouched.
+ */
+export function commitTemp(dir: HeldDir, temp: string, name: string): void {
+  try {
+    verifyDir(dir);
+    renameSync(at(dir.fd, temp), at(dir.fd, name));
+  } catch (err) {
+    removeTemp(dir, temp);
+    if (code(err) === 'EISDIR' || code(err) === 'ENOTEMPTY' || code(err) === 'EEXIST') throw new FsRefusal('is_a_directory');
+    throw err;
+  }
+}
+
+/** Remove a temp file after a failed PUT (best effort: it is inside the workspace either way). */
+export function removeTemp(dir: HeldDir, temp: string): void {
+  try {
+    unlinkSync(at(dir.fd, temp));
+  } catch (err) {
+    if (code(err) !== 'ENOENT') process.emitWarning(`cannot remove ${temp}: ${(err as Error).message}`);
+  }
+}
+
+/**
+ * DELETE of `name` inside the verified folder: false when absent. unlink(2) never follows the final
+ * component either; a folder is 409 (is_a_directory), a symlink 403.
+ */
+export function unlinkAt(dir: HeldDir, name: string): boolean {
+  const st = lstatAt(dir.fd, name);
+  if (!st) return false;
+  if (st.isSymbolicLink()) throw new FsRefusal('symlink');
+  if (st.isDirectory()) throw new FsRefusal('is_a_directory');
+  try {
+    unlinkSync(at(dir.fd, name));
+    return true;
+  } catch (err) {
+    const c = code(err);
+    if (c === 'ENOENT') return false;
+    if (c === 'EISDIR' || c === 'EPERM') throw new FsRefusal('is_a_directory');
+    throw err;
+  }
+}
