@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { capabilityCli } from './capability.js';
 
 /** The CLI's command tree as features see it. */
 export interface CliParts {
@@ -7,4 +8,6 @@ export interface CliParts {
 }
 
 /** Feature CLI additions (capability, event, mcp); each later issue adds one line. */
-export const cliExtensions: Array<(parts: CliParts) => void> = [];
+export const cliExtensions: Array<(parts: CliParts) => void> = [
+  capabilityCli,
+];
