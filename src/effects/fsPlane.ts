@@ -1,5 +1,5 @@
-import { closeSync } from 'node:fs';
-import { checkPutTarget, commitTemp, createTemp, FsRefusal, openFileAt, removeTemp, unlinkAt, walk, type OpenFile } from './fsResolver.js';
+import { write } from 'node:fs';
+import { checkPutTarget, commitTemp, createTemp, FsRefusal, openFileAt, release, removeTemp, unlinkAt, walk, type OpenFile } from './fsResolver.js';
 
 /**
  * The four operations of the file-system plane (spec §4.1) over the resolver: every path is
@@ -13,9 +13,9 @@ const split = (segments: readonly string[]): { dirs: string[]; name: string } =>
 };
 
 /** GET: the opened regular file (the caller streams it and closes the fd). */
-export function openForRead(home: string, segments: readonly string[]): OpenFile {
+export async function openForRead(home: string, segments: readonly string[]): Promise<OpenFile> {
   const { dirs, name } = split(segments);
-  const dir = walk(home, dirs, false);
+  const dir = await walk(home, dirs, false);
   if (!dir) throw new FsRefusal('not_found');
   try {
     return openFileAt(dir, name);
@@ -25,22 +25,31 @@ export function openForRead(home: string, segments: readonly string[]): OpenFile
 }
 
 /** HEAD (STAT): size and mtime of a regular file. */
-export function statFile(home: string, segments: readonly string[]): { size: number; mtimeMs: number } {
-  const f = openForRead(home, segments);
-  closeSync(f.fd);
+export async function statFile(home: string, segments: readonly string[]): Promise<{ size: number; mtimeMs: number }> {
+  const f = await openForRead(home, segments);
+  release(f.fd);
   return { size: f.size, mtimeMs: f.mtimeMs };
 }
 
 /** DELETE: idempotent; true when the file existed. Missing parents mean it did not. */
-export function deleteFile(home: string, segments: readonly string[]): boolean {
+export async function deleteFile(home: string, segments: readonly string[]): Promise<boolean> {
   const { dirs, name } = split(segments);
-  const dir = walk(home, dirs, false);
+  const dir = await walk(home, dirs, false);
   if (!dir) return false;
   try {
-    return unlinkAt(dir, name);
+    return await unlinkAt(dir, name);
   } finally {
     dir.close();
   }
+}
+
+/** Write a whole buffer at the current offset (a regular file may take it in several writes). */
+export function writeAll(fd: number, buf: Buffer, done: (err: Error | null) => void): void {
+  write(fd, buf, 0, buf.length, null, (err, n) => {
+    if (err) return done(err);
+    if (n < buf.length) return writeAll(fd, buf.subarray(n), done);
+    done(null);
+  });
 }
 
 /**
@@ -50,30 +59,24 @@ export function deleteFile(home: string, segments: readonly string[]): boolean {
  */
 export async function putFile(home: string, segments: readonly string[], pump: (fd: number) => Promise<number>): Promise<{ created: boolean; size: number }> {
   const { dirs, name } = split(segments);
-  const dir = walk(home, dirs, true);
+  const dir = await walk(home, dirs, true);
   if (!dir) throw new FsRefusal('not_found');
   try {
-    checkPutTarget(dir, name);
-    const temp = createTemp(dir);
+    const before = checkPutTarget(dir, name);
+    const temp = await createTemp(dir);
     let size: number;
     try {
       size = await pump(temp.fd);
     } catch (err) {
-      removeTemp(dir, temp.name);
+      await removeTemp(dir, temp.name);
       throw err;
     } finally {
-      closeSync(temp.fd);
+      release(temp.fd);
     }
-    // Checked again after the upload: the target may have changed meanwhile; `created` is decided now.
-    let existed: boolean;
-    try {
-      existed = checkPutTarget(dir, name).exists;
-    } catch (err) {
-      removeTemp(dir, temp.name);
-      throw err;
-    }
-    commitTemp(dir, temp.name, name);
-    return { created: !existed, size };
+    // rename(2) decides what happens if the target changed during the upload: a new file or a
+    // symlink is replaced (inside the folder), a folder refuses (409). `created` is as checked before.
+    await commitTemp(dir, temp.name, name);
+    return { created: !before.exists, size };
   } finally {
     dir.close();
   }

@@ -1,5 +1,9 @@
-import { closeSync, constants as C, fstatSync, lstatSync, mkdirSync, openSync, readlinkSync, renameSync, unlinkSync, type Stats } from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import {
+  closeSync, constants as C, fstatSync, lstatSync, mkdir as mkdirCb, open as openCb, openSync, readlinkSync, rename as renameCb,
+  unlink as unlinkCb, type Stats,
+} from 'node:fs';
+import { promisify } from 'node:util';
 
 /**
  * The /fs resolver (spec §4.1 "refuses symlinks anywhere on the path and never follows one";
@@ -9,13 +13,23 @@ import { randomBytes } from 'node:crypto';
  * the kernel resolves `/proc/self/fd/<dirfd>` to exactly the directory that fd holds (not by walking
  * names again), so opening `<name>` there is an openat(dirfd, name). Every component is opened with
  * O_NOFOLLOW, directories also with O_DIRECTORY: a symlink anywhere fails the open instead of being
- * followed, whatever another process swaps in between two steps. After the walk the held directory's
- * real path (readlink of its /proc entry) must still equal the lexical path; a folder renamed or
- * replaced during the walk is refused. Metadata calls are synchronous (microseconds on a local disk,
- * and they keep the walk free of interleaving); file data moves asynchronously.
+ * followed, whatever another process swaps in between two steps. Before a file is read, created,
+ * renamed or removed, the held directory's real path (readlink of its /proc entry) must still equal
+ * the lexical path; a folder renamed or replaced during the walk is refused.
+ *
+ * Threading: lookups (open of an existing name, lstat, fstat, readlink, close) are synchronous: they
+ * take microseconds and no directory lock, while a thread-pool round trip costs far more on a busy
+ * machine. Calls that change a directory (mkdir, creating the temp file, rename, unlink) take its
+ * lock exclusively, and on ext4 a rename over an existing file flushes data under that lock, so
+ * they run on the thread pool and a busy directory stalls a pool thread, never the event loop.
  */
 
-/** Why the resolver refuses (mapped to 403/409/404/413 by the route, behaviour.md §9.6). */
+const mkdir = promisify(mkdirCb);
+const openAsync = promisify(openCb);
+const rename = promisify(renameCb);
+const unlink = promisify(unlinkCb);
+
+/** Why the resolver refuses (mapped to 403/409/404 by the route, behaviour.md §9.6). */
 export type FsRefusalKind = 'symlink' | 'not_a_directory' | 'is_a_directory' | 'not_found' | 'not_regular';
 
 /** A refusal of the resolver: an expected outcome, not a bug. */
@@ -27,7 +41,7 @@ export class FsRefusal extends Error {
 
 const PROC_FD = '/proc/self/fd/';
 const DIR_FLAGS = C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW;
-/** O_NONBLOCK: opening a FIFO must never hang the daemon; fstat then refuses anything not regular. */
+/** O_NONBLOCK: opening a FIFO must never hang; fstat then refuses anything not regular. */
 const FILE_FLAGS = C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK;
 
 /** The path of `name` inside the directory held by `fd` (an openat emulation). */
@@ -35,27 +49,23 @@ export const at = (fd: number, name: string): string => `${PROC_FD}${fd}/${name}
 
 const code = (err: unknown): string | undefined => (err as NodeJS.ErrnoException).code;
 
-/** The kernel's current path of an open fd. */
-function fdPath(fd: number): string {
-  return readlinkSync(`${PROC_FD}${fd}`);
+/** Close an fd; a failure is reported, never thrown (the request is already decided). */
+export function release(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch (err) {
+    process.emitWarning(`close(${fd}) failed: ${(err as Error).message}`);
+  }
 }
 
 /** lstat inside a held directory, or undefined when absent. */
-export function lstatAt(dirFd: number, name: string): Stats | undefined {
+function lstatAt(dirFd: number, name: string): Stats | undefined {
   try {
     return lstatSync(at(dirFd, name));
   } catch (err) {
     if (code(err) === 'ENOENT') return undefined;
     throw err;
   }
-}
-
-/** Classify why `name` could not be opened as a directory: a symlink, or something else in the way. */
-function notADir(dirFd: number, name: string): FsRefusal {
-  const st = lstatAt(dirFd, name);
-  if (st && !st.isSymbolicLink() && !st.isDirectory()) return new FsRefusal('not_a_directory');
-  // A symlink, or it changed under us (swapped back, removed): refuse as the symlink it was.
-  return new FsRefusal('symlink');
 }
 
 /** A directory held open during one operation; `close()` exactly once. */
@@ -71,7 +81,7 @@ export interface HeldDir {
  * are created when `create` is true (PUT: "parents created, each checked"); otherwise the walk
  * returns null at the first missing one. Throws FsRefusal for a symlink or a file in the way.
  */
-export function walk(home: string, dirs: readonly string[], create: boolean): HeldDir | null {
+export async function walk(home: string, dirs: readonly string[], create: boolean): Promise<HeldDir | null> {
   let fd: number;
   try {
     // The home's own path may contain symlinks (behaviour.md §9.6: resolution starts at its realpath).
@@ -82,31 +92,25 @@ export function walk(home: string, dirs: readonly string[], create: boolean): He
   }
   let path: string;
   try {
-    path = fdPath(fd);
+    path = readlinkSync(`${PROC_FD}${fd}`);
     for (const name of dirs) {
-      const next = openDirAt(fd, name, create);
-      closeSync(fd);
+      const next = await openDirAt(fd, name, create);
+      release(fd);
       fd = -1;
       if (next === null) return null;
       fd = next;
       path = path === '/' ? `/${name}` : `${path}/${name}`;
     }
   } catch (err) {
-    if (fd >= 0) closeSync(fd);
+    if (fd >= 0) release(fd);
     throw err;
   }
-  const held: HeldDir = { fd, path, close: () => closeSync(fd) };
-  try {
-    verifyDir(held);
-  } catch (err) {
-    held.close();
-    throw err;
-  }
-  return held;
+  const held = fd;
+  return { fd: held, path, close: () => release(held) };
 }
 
 /** Open (or create, then open) the folder `name` inside `dirFd` with O_NOFOLLOW|O_DIRECTORY. */
-function openDirAt(dirFd: number, name: string, create: boolean): number | null {
+async function openDirAt(dirFd: number, name: string, create: boolean): Promise<number | null> {
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       return openSync(at(dirFd, name), DIR_FLAGS);
@@ -118,7 +122,7 @@ function openDirAt(dirFd: number, name: string, create: boolean): number | null 
     }
     try {
       // mkdir never follows a final symlink: an existing one gives EEXIST and the next open refuses it.
-      mkdirSync(at(dirFd, name));
+      await mkdir(at(dirFd, name));
     } catch (err) {
       if (code(err) !== 'EEXIST') throw err;
     }
@@ -127,9 +131,17 @@ function openDirAt(dirFd: number, name: string, create: boolean): number | null 
   throw new FsRefusal('symlink');
 }
 
+/** Classify why `name` could not be opened as a directory: a symlink, or something else in the way. */
+function notADir(dirFd: number, name: string): FsRefusal {
+  const st = lstatAt(dirFd, name);
+  if (st && !st.isSymbolicLink() && !st.isDirectory()) return new FsRefusal('not_a_directory');
+  // A symlink, or it changed under us (swapped back, removed): refuse as the symlink it was.
+  return new FsRefusal('symlink');
+}
+
 /** The held folder must still be where the lexical path says (not renamed or swapped during the walk). */
 export function verifyDir(dir: HeldDir): void {
-  if (fdPath(dir.fd) !== dir.path) throw new FsRefusal('symlink');
+  if (readlinkSync(`${PROC_FD}${dir.fd}`) !== dir.path) throw new FsRefusal('symlink');
 }
 
 /** A regular file opened for reading, with its size and mtime at open time. */
@@ -139,7 +151,7 @@ export interface OpenFile {
   mtimeMs: number;
 }
 
-/** Open the final component for reading (GET, HEAD): O_NOFOLLOW inside the verified folder. */
+/** Open the final component for reading (GET, HEAD): O_NOFOLLOW inside the held folder, then verified. */
 export function openFileAt(dir: HeldDir, name: string): OpenFile {
   let fd: number;
   try {
@@ -154,11 +166,11 @@ export function openFileAt(dir: HeldDir, name: string): OpenFile {
     const st = fstatSync(fd);
     if (st.isDirectory()) throw new FsRefusal('is_a_directory');
     if (!st.isFile()) throw new FsRefusal('not_regular');
-    // Re-check the folder after the open: a rename between walk and open is refused before any byte is read.
+    // After the open: a folder renamed away during the walk is refused before any byte is read.
     verifyDir(dir);
     return { fd, size: st.size, mtimeMs: st.mtimeMs };
   } catch (err) {
-    closeSync(fd);
+    release(fd);
     throw err;
   }
 }
@@ -173,10 +185,11 @@ export function checkPutTarget(dir: HeldDir, name: string): { exists: boolean } 
   return { exists: true };
 }
 
-/** A fresh temp file in the target folder (PUT writes there, then renames). */
-export function createTemp(dir: HeldDir): { fd: number; name: string } {
+/** A fresh temp file in the verified target folder (PUT writes there, then renames). */
+export async function createTemp(dir: HeldDir): Promise<{ fd: number; name: string }> {
+  verifyDir(dir);
   const name = `.loom-put-${randomBytes(8).toString('hex')}.tmp`;
-  const fd = openSync(at(dir.fd, name), C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o666);
+  const fd = await openAsync(at(dir.fd, name), C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o666);
   return { fd, name };
 }
 
@@ -184,21 +197,22 @@ export function createTemp(dir: HeldDir): { fd: number; name: string } {
  * Rename the temp file over `name` inside the same held folder. rename(2) never follows the final
  * component: a symlink swapped in at the last moment is replaced itself, its target is untouched.
  */
-export function commitTemp(dir: HeldDir, temp: string, name: string): void {
+export async function commitTemp(dir: HeldDir, temp: string, name: string): Promise<void> {
   try {
     verifyDir(dir);
-    renameSync(at(dir.fd, temp), at(dir.fd, name));
+    await rename(at(dir.fd, temp), at(dir.fd, name));
   } catch (err) {
-    removeTemp(dir, temp);
-    if (code(err) === 'EISDIR' || code(err) === 'ENOTEMPTY' || code(err) === 'EEXIST') throw new FsRefusal('is_a_directory');
+    await removeTemp(dir, temp);
+    const c = code(err);
+    if (c === 'EISDIR' || c === 'ENOTEMPTY' || c === 'EEXIST') throw new FsRefusal('is_a_directory');
     throw err;
   }
 }
 
 /** Remove a temp file after a failed PUT (best effort: it is inside the workspace either way). */
-export function removeTemp(dir: HeldDir, temp: string): void {
+export async function removeTemp(dir: HeldDir, temp: string): Promise<void> {
   try {
-    unlinkSync(at(dir.fd, temp));
+    await unlink(at(dir.fd, temp));
   } catch (err) {
     if (code(err) !== 'ENOENT') process.emitWarning(`cannot remove ${temp}: ${(err as Error).message}`);
   }
@@ -208,13 +222,14 @@ export function removeTemp(dir: HeldDir, temp: string): void {
  * DELETE of `name` inside the verified folder: false when absent. unlink(2) never follows the final
  * component either; a folder is 409 (is_a_directory), a symlink 403.
  */
-export function unlinkAt(dir: HeldDir, name: string): boolean {
+export async function unlinkAt(dir: HeldDir, name: string): Promise<boolean> {
   const st = lstatAt(dir.fd, name);
   if (!st) return false;
   if (st.isSymbolicLink()) throw new FsRefusal('symlink');
   if (st.isDirectory()) throw new FsRefusal('is_a_directory');
+  verifyDir(dir);
   try {
-    unlinkSync(at(dir.fd, name));
+    await unlink(at(dir.fd, name));
     return true;
   } catch (err) {
     const c = code(err);

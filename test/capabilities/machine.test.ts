@@ -173,7 +173,7 @@ describe('Capability machine: path coverage (xstate/graph)', () => {
   // Time is decided by the event here: the delayed ttl event counts as "elapsed".
   const AFTER = 'xstate.after.ttlTimer.capability.live';
   const logic = capabilityMachine.provide({
-    guards: { ttlElapsed: ({ event }) => event.type === AFTER },
+    guards: { ttlElapsed: ({ event }) => (event.type as string) === AFTER },
     delays: { ttlTimer: 1000 },
   });
   const events = [
@@ -200,7 +200,7 @@ describe('Capability machine: path coverage (xstate/graph)', () => {
     const paths = getShortestPaths(logic, { events, input, toState: (s) => s.value === state });
     expect(paths.length).toBeGreaterThan(0);
     const p = paths[0];
-    expect(p.steps.map((s) => s.event.type).filter((t) => t !== 'xstate.init')).toEqual(types);
+    expect(p.steps.map((s) => s.event.type as string).filter((t) => t !== 'xstate.init')).toEqual(types);
   });
 
   it('when all simple paths are enumerated, then every final state is a leaf (no transition leaves a dead token)', () => {

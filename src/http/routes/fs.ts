@@ -1,11 +1,11 @@
-import { createReadStream, closeSync, read, write } from 'node:fs';
+import { createReadStream, read } from 'node:fs';
 import type { Express, Request, Response } from 'express';
 import type { Grant, Verification } from '../../actors/capabilities.js';
 import { LoomError } from '../../domain/errors.js';
 import { displayFsPath, insidePrefix, parseFsPath, VERB_OF_METHOD } from '../../domain/fsPath.js';
 import { FS_MAX_BYTES } from '../../domain/limits.js';
-import { deleteFile, openForRead, putFile, statFile } from '../../effects/fsPlane.js';
-import { FsRefusal, type FsRefusalKind, type OpenFile } from '../../effects/fsResolver.js';
+import { deleteFile, openForRead, putFile, statFile, writeAll } from '../../effects/fsPlane.js';
+import { FsRefusal, release, type FsRefusalKind, type OpenFile } from '../../effects/fsResolver.js';
 import { drain } from '../body.js';
 
 /** What the /fs route needs from the running system. */
@@ -51,50 +51,46 @@ export function presentedSecret(req: Request, query: string): string {
   return new URLSearchParams(query).get('cap') ?? '';
 }
 
-/** Write a whole buffer at the current offset (a regular file may take it in several writes). */
-function writeAll(fd: number, buf: Buffer, done: (err: Error | null) => void): void {
-  write(fd, buf, 0, buf.length, null, (err, n) => {
-    if (err) return done(err);
-    if (n < buf.length) return writeAll(fd, buf.subarray(n), done);
-    done(null);
-  });
-}
-
 /**
  * Stream the request body into `fd`, counting bytes: past FS_MAX_BYTES the rest is drained (not
- * buffered) and 413 is thrown; a client that goes away rejects. Returns the size.
+ * buffered) and 413 is thrown; a client that goes away rejects. Returns the size. The promise settles
+ * only when no write is in flight, so the caller may close the fd (a write still queued on the thread
+ * pool could otherwise land in whatever file reuses the fd number).
  */
 function pump(req: Request, fd: number): Promise<number> {
   return new Promise((resolve, reject) => {
     let size = 0;
-    let settled = false;
-    const finish = (err: Error | null) => {
-      if (settled) return;
-      settled = true;
+    let writing = false;
+    let outcome: { err: Error | null } | null = null;
+    const settle = () => {
+      if (writing || !outcome) return;
       req.off('data', onData);
       req.off('end', onEnd);
       req.off('close', onClose);
       req.off('error', onError);
-      if (err) reject(err);
+      if (outcome.err) reject(outcome.err);
       else resolve(size);
     };
+    const finish = (err: Error | null) => {
+      if (outcome) return;
+      outcome = { err };
+      if (err) drain(req, size);
+      settle();
+    };
     const onData = (chunk: Buffer) => {
+      if (outcome) return;
       size += chunk.length;
-      if (size > FS_MAX_BYTES) {
-        finish(tooLarge());
-        drain(req, size);
-        return;
-      }
+      if (size > FS_MAX_BYTES) return finish(tooLarge());
       req.pause();
+      writing = true;
       writeAll(fd, chunk, (err) => {
-        if (err) {
-          finish(err);
-          drain(req, size);
-          return;
-        }
-        req.resume();
+        writing = false;
+        if (err) finish(err);
+        else if (!outcome) req.resume();
+        settle();
       });
     };
+    // 'end' may come while the last chunk is still being written: settle() waits for it.
     const onEnd = () => finish(null);
     const onClose = () => { if (!req.complete) finish(new Error('client closed the upload')); };
     const onError = (err: Error) => finish(err);
@@ -112,7 +108,7 @@ function sendFile(res: Response, f: OpenFile): void {
   if (f.size <= SMALL_FILE) {
     const buf = Buffer.allocUnsafe(f.size);
     read(f.fd, buf, 0, f.size, 0, (err, n) => {
-      closeSync(f.fd);
+      release(f.fd);
       if (err) return void res.destroy(err);
       res.setHeader('Content-Length', n);
       res.end(buf.subarray(0, n));
@@ -135,19 +131,19 @@ async function operate(req: Request, res: Response, home: string, segments: stri
   const path = displayFsPath(segments);
   switch (req.method) {
     case 'GET': {
-      const f = openForRead(home, segments);
-      await grant.succeed().catch((err) => { closeSync(f.fd); throw err; });
+      const f = await openForRead(home, segments);
+      await grant.succeed().catch((err) => { release(f.fd); throw err; });
       sendFile(res, f);
       return;
     }
     case 'HEAD': {
-      const st = statFile(home, segments);
+      const st = await statFile(home, segments);
       await grant.succeed();
       res.status(200).set({ 'Content-Type': 'application/octet-stream', 'Content-Length': String(st.size), 'Last-Modified': new Date(st.mtimeMs).toUTCString() }).end();
       return;
     }
     case 'DELETE': {
-      const existed = deleteFile(home, segments);
+      const existed = await deleteFile(home, segments);
       await grant.succeed();
       res.status(200).json({ ok: true, path, existed });
       return;
