@@ -5,7 +5,7 @@ import { CAPABILITY_MAX_TTL_MS } from '../domain/limits.js';
 import type { AgentInput } from '../domain/agentInput.js';
 import type { Feature } from '../features.js';
 import { mountCapabilities } from '../http/routes/capabilities.js';
-import { mountFs } from '../http/routes/fs.js';
+import { fsFastPath, mountFs } from '../http/routes/fs.js';
 import { CapabilityStore } from '../stores/capabilityStore.js';
 
 /** The `capability` of a POST /agents body (spec §4.3), or undefined when not given. */
@@ -42,8 +42,8 @@ export const capabilitiesFeature: Feature = async (ctx) => {
   ctx.describeCapabilities['fs'] = { verbs: [...FS_VERBS] };
   ctx.describeCapabilities['capability-tokens'] = { max_ttl_ms: CAPABILITY_MAX_TTL_MS };
 
-  return [
-    mountCapabilities(service),
-    mountFs({ verify: (secret) => service.verify(secret), home: (id) => system.deps.agents.get(id)?.home }),
-  ];
+  const fsDeps = { verify: (secret: string) => service.verify(secret), home: (id: string) => system.deps.agents.get(id)?.home };
+  // The same allowed headers as createApp's CORS middleware (spec §4).
+  ctx.fastPaths.push(fsFastPath(fsDeps, ctx.allowedOrigins, 'Content-Type, X-Agent-Id'));
+  return [mountCapabilities(service), mountFs(fsDeps)];
 };

@@ -353,3 +353,32 @@ describe('/fs atomic writes (spec §4.1: a reader never sees half a file)', () =
     expect(readdirSync(home).filter((n) => n.startsWith('.loom-put-'))).toEqual([]);
   });
 });
+
+describe('/fs keeps the app-wide rules (spec §4 CORS; behaviour.md §9.1, §9.2)', () => {
+  it('when an /fs answer is sent, then it carries exactly the CORS headers of spec §4 (success and refusal)', async () => {
+    for (const r of [await req('GET', '/fs/docs/a.txt', all), await req('GET', '/fs/docs/a.txt'), await req('PATCH', '/fs/x')]) {
+      expect(r.headers['access-control-allow-origin']).toBe('*');
+      expect(r.headers['access-control-allow-headers']).toBe('Content-Type, X-Agent-Id');
+    }
+  });
+
+  it('when the Host is not loopback, then 403 Forbidden host before any /fs check', async () => {
+    const r = await send(app.port, { path: '/fs/docs/a.txt', headers: { ...auth(all), Host: 'evil.example' } });
+    expect(r.status).toBe(403);
+    expect(r.json).toEqual({ error: 'Forbidden host: evil.example' });
+  });
+
+  it('when the Origin is foreign, then 403 Forbidden origin; a loopback Origin is served', async () => {
+    const r = await send(app.port, { path: '/fs/docs/a.txt', headers: { ...auth(all), Origin: 'http://evil.example' } });
+    expect(r.status).toBe(403);
+    expect(r.json).toEqual({ error: 'Forbidden origin: http://evil.example' });
+    const ok = await send(app.port, { path: '/fs/docs/a.txt', headers: { ...auth(all), Origin: 'http://localhost:5173' } });
+    expect(ok.status).toBe(200);
+  });
+
+  it('when a path only starts like /fs, then it is not the file plane (404 Not found)', async () => {
+    const r = await req('GET', '/fsx/a', all);
+    expect(r.status).toBe(404);
+    expect(r.json).toEqual({ error: 'Not found: GET /fsx/a' });
+  });
+});

@@ -1,12 +1,15 @@
-import { createReadStream, read } from 'node:fs';
-import type { Express, Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Express } from 'express';
 import type { Grant, Verification } from '../../actors/capabilities.js';
-import { LoomError } from '../../domain/errors.js';
+import { errorMessage, LoomError } from '../../domain/errors.js';
 import { displayFsPath, insidePrefix, parseFsPath, VERB_OF_METHOD } from '../../domain/fsPath.js';
 import { FS_MAX_BYTES } from '../../domain/limits.js';
-import { deleteFile, openForRead, putFile, statFile, writeAll } from '../../effects/fsPlane.js';
-import { FsRefusal, release, type FsRefusalKind, type OpenFile } from '../../effects/fsResolver.js';
+import { deleteFile, openForRead, putFile, statFile } from '../../effects/fsPlane.js';
+import { FsRefusal, release, type FsRefusalKind } from '../../effects/fsResolver.js';
 import { drain } from '../body.js';
+import type { FastPath } from '../context.js';
+import { pump, sendFile } from '../fsTransfer.js';
+import { isLoopbackHost, isLoopbackOrigin } from '../middleware.js';
 
 /** What the /fs route needs from the running system. */
 export interface FsRouteDeps {
@@ -17,8 +20,6 @@ export interface FsRouteDeps {
 }
 
 const ALLOW = 'PUT, GET, DELETE, HEAD';
-/** Files up to this size are read in one call and sent with `res.end`; larger ones stream. */
-const SMALL_FILE = 64 * 1024;
 
 /** An /fs refusal with its `reason` (behaviour.md §9.1: error bodies add `reason` on /fs). */
 const fsError = (status: number, error: string, reason: string, headers?: Record<string, string>) =>
@@ -44,90 +45,42 @@ export function rawTarget(url: string): { path: string; query: string } {
 }
 
 /** behaviour.md §9.6 step 2: `Authorization: Bearer <s>` first, else `?cap=<s>`; '' when none. */
-export function presentedSecret(req: Request, query: string): string {
+export function presentedSecret(req: IncomingMessage, query: string): string {
   const auth = req.headers.authorization;
   const m = typeof auth === 'string' ? /^Bearer +(\S+) *$/i.exec(auth) : null;
   if (m) return m[1];
   return new URLSearchParams(query).get('cap') ?? '';
 }
 
-/**
- * Stream the request body into `fd`, counting bytes: past FS_MAX_BYTES the rest is drained (not
- * buffered) and 413 is thrown; a client that goes away rejects. Returns the size. The promise settles
- * only when no write is in flight, so the caller may close the fd (a write still queued on the thread
- * pool could otherwise land in whatever file reuses the fd number).
- */
-function pump(req: Request, fd: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    let size = 0;
-    let writing = false;
-    let outcome: { err: Error | null } | null = null;
-    const settle = () => {
-      if (writing || !outcome) return;
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('close', onClose);
-      req.off('error', onError);
-      if (outcome.err) reject(outcome.err);
-      else resolve(size);
-    };
-    const finish = (err: Error | null) => {
-      if (outcome) return;
-      outcome = { err };
-      if (err) drain(req, size);
-      settle();
-    };
-    const onData = (chunk: Buffer) => {
-      if (outcome) return;
-      size += chunk.length;
-      if (size > FS_MAX_BYTES) return finish(tooLarge());
-      req.pause();
-      writing = true;
-      writeAll(fd, chunk, (err) => {
-        writing = false;
-        if (err) finish(err);
-        else if (!outcome) req.resume();
-        settle();
-      });
-    };
-    // 'end' may come while the last chunk is still being written: settle() waits for it.
-    const onEnd = () => finish(null);
-    const onClose = () => { if (!req.complete) finish(new Error('client closed the upload')); };
-    const onError = (err: Error) => finish(err);
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('close', onClose);
-    req.on('error', onError);
-  });
+/** JSON answer (no body for HEAD, as for every HEAD on /fs). */
+function json(req: IncomingMessage, res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(req.method === 'HEAD' ? undefined : text);
 }
 
-/** Send an opened file (GET): small files in one write, larger ones streamed; the fd is closed. */
-function sendFile(res: Response, f: OpenFile): void {
-  res.status(200).setHeader('Content-Type', 'application/octet-stream');
-  res.setHeader('Last-Modified', new Date(f.mtimeMs).toUTCString());
-  if (f.size <= SMALL_FILE) {
-    const buf = Buffer.allocUnsafe(f.size);
-    read(f.fd, buf, 0, f.size, 0, (err, n) => {
-      release(f.fd);
-      if (err) return void res.destroy(err);
-      res.setHeader('Content-Length', n);
-      res.end(buf.subarray(0, n));
-    });
+/**
+ * Render a failure exactly as the app's error renderer does (src/http/middleware.ts: LoomError body
+ * and headers, HEAD status only, otherwise 500 `Internal error: <message>`); /fs answers on the fast
+ * path too, where Express's renderer is not in the chain.
+ */
+function renderError(req: IncomingMessage, res: ServerResponse, err: unknown): void {
+  if (res.headersSent) {
+    res.destroy();
     return;
   }
-  res.setHeader('Content-Length', f.size);
-  const stream = createReadStream('', { fd: f.fd, start: 0, end: f.size - 1, autoClose: true });
-  let sent = 0;
-  stream.on('data', (c) => { sent += c.length; });
-  stream.on('error', (err) => res.destroy(err));
-  // A file truncated by someone else mid-read must not leave the client waiting for missing bytes.
-  stream.on('end', () => { if (sent < f.size) res.destroy(); });
-  res.on('close', () => stream.destroy());
-  stream.pipe(res);
+  if (err instanceof LoomError) {
+    for (const [k, v] of Object.entries(err.headers ?? {})) res.setHeader(k, v);
+    json(req, res, err.status, err.body());
+    return;
+  }
+  json(req, res, 500, { error: `Internal error: ${errorMessage(err)}` });
 }
 
 /** The operation of one verified request (behaviour.md §9.6 step 7). */
-async function operate(req: Request, res: Response, home: string, segments: string[], grant: Grant): Promise<void> {
+async function operate(req: IncomingMessage, res: ServerResponse, home: string, segments: string[], grant: Grant): Promise<void> {
   const path = displayFsPath(segments);
   switch (req.method) {
     case 'GET': {
@@ -139,13 +92,17 @@ async function operate(req: Request, res: Response, home: string, segments: stri
     case 'HEAD': {
       const st = await statFile(home, segments);
       await grant.succeed();
-      res.status(200).set({ 'Content-Type': 'application/octet-stream', 'Content-Length': String(st.size), 'Last-Modified': new Date(st.mtimeMs).toUTCString() }).end();
+      res.statusCode = 200;
+      res.setHeader('Content-Type', 'application/octet-stream');
+      res.setHeader('Content-Length', String(st.size));
+      res.setHeader('Last-Modified', new Date(st.mtimeMs).toUTCString());
+      res.end();
       return;
     }
     case 'DELETE': {
       const existed = await deleteFile(home, segments);
       await grant.succeed();
-      res.status(200).json({ ok: true, path, existed });
+      json(req, res, 200, { ok: true, path, existed });
       return;
     }
     default: {
@@ -153,18 +110,19 @@ async function operate(req: Request, res: Response, home: string, segments: stri
         drain(req, 0);
         throw tooLarge();
       }
-      const r = await putFile(home, segments, (fd) => pump(req, fd));
+      const r = await putFile(home, segments, (fd) => pump(req, fd, tooLarge));
       await grant.succeed();
-      res.status(r.created ? 201 : 200).json({ ok: true, path, size: r.size, created: r.created });
+      json(req, res, r.created ? 201 : 200, { ok: true, path, size: r.size, created: r.created });
     }
   }
 }
 
-/** Handle one /fs request in the check order of behaviour.md §9.6. */
-async function handle(deps: FsRouteDeps, req: Request, res: Response): Promise<void> {
-  const verb = VERB_OF_METHOD[req.method];
-  if (!verb) throw new LoomError(405, `Method not on the system plane: ${req.method}`, { headers: { Allow: ALLOW } });
-  const target = rawTarget(req.originalUrl);
+/** One /fs request in the check order of behaviour.md §9.6; throws LoomError for refusals. */
+async function check(deps: FsRouteDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const method = req.method ?? '';
+  const verb = VERB_OF_METHOD[method];
+  if (!verb) throw new LoomError(405, `Method not on the system plane: ${method}`, { headers: { Allow: ALLOW } });
+  const target = rawTarget(req.url ?? '');
   const secret = presentedSecret(req, target.query);
   if (secret === '') throw fsError(401, 'Capability required', 'missing');
   const v = deps.verify(secret);
@@ -193,9 +151,42 @@ async function handle(deps: FsRouteDeps, req: Request, res: Response): Promise<v
   }
 }
 
+/** Handle one /fs request; never throws (refusals are rendered here). */
+export async function handleFs(deps: FsRouteDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  try {
+    await check(deps, req, res);
+  } catch (err) {
+    renderError(req, res, err);
+  }
+}
+
+const FS_PATH = /^\/fs(?:\/|$)/;
+
+/**
+ * The /fs fast path (behaviour.md §9.1 rules kept): data methods on `/fs…` from a loopback Host and an
+ * acceptable Origin are answered before Express, with the same CORS headers as every response. Any
+ * other request (OPTIONS, other methods, a foreign Host or Origin) is left to the app, whose middleware
+ * and the /fs route below give the exact answers. Express costs most of a small request's time, and the
+ * system plane is the daemon's hot path (bench/fs).
+ */
+export function fsFastPath(deps: FsRouteDeps, allowedOrigins: string[], allowHeaders: string): FastPath {
+  return (req, res) => {
+    if (!VERB_OF_METHOD[req.method ?? '']) return false;
+    if (!FS_PATH.test(rawTarget(req.url ?? '').path)) return false;
+    const host = req.headers.host;
+    if (host !== undefined && !isLoopbackHost(host)) return false;
+    const origin = req.headers.origin;
+    if (origin !== undefined && !isLoopbackOrigin(origin) && !allowedOrigins.includes(origin)) return false;
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    res.setHeader('Access-Control-Allow-Headers', allowHeaders);
+    void handleFs(deps, req, res);
+    return true;
+  };
+}
+
 /** Mount `/fs` and `/fs/...` (spec §4.1). The pattern is a RegExp so Express never decodes the path itself. */
 export function mountFs(deps: FsRouteDeps) {
   return (app: Express): void => {
-    app.all(/^\/fs(?:\/.*)?$/, (req, res) => handle(deps, req, res));
+    app.all(/^\/fs(?:\/.*)?$/, (req, res) => handleFs(deps, req, res));
   };
 }
