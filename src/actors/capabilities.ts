@@ -1,13 +1,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Actor } from 'xstate';
 import {
-  toPublic, type CapabilityRecord, type CapabilityRefusal, type CapabilitySpec, type MintResponse, type PublicCapability,
+  toPublic, type CapabilityRecord, type CapabilityRecords, type CapabilityRefusal, type CapabilitySpec, type MintResponse, type PublicCapability,
 } from '../domain/capability.js';
 import { errorMessage } from '../domain/errors.js';
 import { randomToken } from '../domain/ids.js';
 import type { Clock } from '../domain/ports.js';
 import { capabilityLogic, verdictOf } from '../machines/capability.js';
-import type { CapabilityStore } from '../stores/capabilityStore.js';
 import type { ActorFactory } from './inspection.js';
 
 type CapabilityActor = Actor<ReturnType<typeof capabilityLogic>>;
@@ -41,7 +40,7 @@ export class CapabilityService {
   private readonly logic;
   private seq = 0;
 
-  constructor(private readonly deps: { store: CapabilityStore; clock: Clock; factory: ActorFactory }) {
+  constructor(private readonly deps: { store: CapabilityRecords; clock: Clock; factory: ActorFactory }) {
     this.logic = capabilityLogic(deps.clock);
   }
 

@@ -98,3 +98,19 @@ export function diedAt(r: PublicCapability): number | null {
   if (r.state === 'expired') return Date.parse(r.expires_at);
   return null;
 }
+
+/**
+ * The capability record port (behaviour.md §1.1 `<data>/capabilities.json`): records with only the
+ * SHA-256 of each secret; dead records are listed for 7 days (behaviour.md §1.8).
+ */
+export interface CapabilityRecords {
+  /** Every record (oldest first), dead ones within the 7-day window of `now`. */
+  list(now: number): CapabilityRecord[];
+  get(tokenId: string): CapabilityRecord | undefined;
+  /** The token id whose stored hash equals `hashHex` (the caller confirms in constant time). */
+  idForHash(hashHex: string): string | undefined;
+  /** Add a new record and persist it. */
+  add(record: CapabilityRecord, now: number): Promise<void>;
+  /** Change a record's state fields and persist (consumed, expired, revoked). */
+  update(tokenId: string, patch: Partial<Pick<CapabilityRecord, 'state' | 'used_at' | 'revoked_at'>>, now: number): Promise<void>;
+}

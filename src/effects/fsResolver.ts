@@ -4,6 +4,7 @@ import {
   unlink as unlinkCb, type Stats,
 } from 'node:fs';
 import { promisify } from 'node:util';
+import { FsRefusal, type OpenFile } from '../domain/fsPlane.js';
 
 /**
  * The /fs resolver (spec §4.1 "refuses symlinks anywhere on the path and never follows one";
@@ -28,16 +29,6 @@ const mkdir = promisify(mkdirCb);
 const openAsync = promisify(openCb);
 const rename = promisify(renameCb);
 const unlink = promisify(unlinkCb);
-
-/** Why the resolver refuses (mapped to 403/409/404 by the route, behaviour.md §9.6). */
-export type FsRefusalKind = 'symlink' | 'not_a_directory' | 'is_a_directory' | 'not_found' | 'not_regular';
-
-/** A refusal of the resolver: an expected outcome, not a bug. */
-export class FsRefusal extends Error {
-  constructor(readonly kind: FsRefusalKind) {
-    super(kind);
-  }
-}
 
 const PROC_FD = '/proc/self/fd/';
 const DIR_FLAGS = C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW;
@@ -142,13 +133,6 @@ function notADir(dirFd: number, name: string): FsRefusal {
 /** The held folder must still be where the lexical path says (not renamed or swapped during the walk). */
 export function verifyDir(dir: HeldDir): void {
   if (readlinkSync(`${PROC_FD}${dir.fd}`) !== dir.path) throw new FsRefusal('symlink');
-}
-
-/** A regular file opened for reading, with its size and mtime at open time. */
-export interface OpenFile {
-  fd: number;
-  size: number;
-  mtimeMs: number;
 }
 
 /** Open the final component for reading (GET, HEAD): O_NOFOLLOW inside the held folder, then verified. */

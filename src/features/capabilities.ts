@@ -7,6 +7,7 @@ import type { Feature } from '../features.js';
 import { mountCapabilities } from '../http/routes/capabilities.js';
 import { fsFastPath, mountFs } from '../http/routes/fs.js';
 import { CapabilityStore } from '../stores/capabilityStore.js';
+import { fsOperations } from '../effects/fsPlane.js';
 
 /** The `capability` of a POST /agents body (spec §4.3), or undefined when not given. */
 function pairingSpec(input: AgentInput): CapabilitySpec | undefined {
@@ -42,7 +43,7 @@ export const capabilitiesFeature: Feature = async (ctx) => {
   ctx.describeCapabilities['fs'] = { verbs: [...FS_VERBS] };
   ctx.describeCapabilities['capability-tokens'] = { max_ttl_ms: CAPABILITY_MAX_TTL_MS };
 
-  const fsDeps = { verify: (secret: string) => service.verify(secret), home: (id: string) => system.deps.agents.get(id)?.home };
+  const fsDeps = { verify: (secret: string) => service.verify(secret), home: (id: string) => system.deps.agents.get(id)?.home, ops: fsOperations };
   // The same allowed headers as createApp's CORS middleware (spec §4).
   ctx.fastPaths.push(fsFastPath(fsDeps, ctx.allowedOrigins, 'Content-Type, X-Agent-Id'));
   return [mountCapabilities(service), mountFs(fsDeps)];

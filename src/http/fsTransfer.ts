@@ -1,29 +1,24 @@
-import { createReadStream, readSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LoomError } from '../domain/errors.js';
+import type { FileSink, FsOperations, OpenFile } from '../domain/fsPlane.js';
 import { FS_MAX_BYTES } from '../domain/limits.js';
-import { writeAll } from '../effects/fsPlane.js';
-import { release, type OpenFile } from '../effects/fsResolver.js';
 import { drain } from './body.js';
 
 /**
- * Moving /fs bytes between a socket and a file descriptor (spec §4.1 PUT and GET), with the
- * fs.max_bytes cap of spec §8 enforced while the body streams.
+ * Moving /fs bytes between a socket and a file (spec §4.1 PUT and GET), with the fs.max_bytes cap
+ * of spec §8 enforced while the body streams.
  */
 
-/**
- * Files up to this size are read with one synchronous read (a page-cache copy of microseconds; a
- * thread-pool round trip costs far more) and sent with `res.end`; larger ones stream asynchronously.
- */
+/** Files up to this size are read in one call and sent with `res.end`; larger ones stream. */
 const SMALL_FILE = 64 * 1024;
 
 /**
- * Stream the request body into `fd`, counting bytes: past FS_MAX_BYTES the rest is drained (not
+ * Stream the request body into `sink`, counting bytes: past FS_MAX_BYTES the rest is drained (not
  * buffered) and `tooLarge()` is thrown; a client that goes away rejects. Returns the size. The promise
- * settles only when no write is in flight, so the caller may close the fd (a write still queued on the
- * thread pool could otherwise land in whatever file reuses the fd number).
+ * settles only when no write is in flight, so the caller may close the file (a write still queued on
+ * the thread pool could otherwise land in whatever file reuses the fd number).
  */
-export function pump(req: IncomingMessage, fd: number, tooLarge: () => LoomError): Promise<number> {
+export function pump(req: IncomingMessage, sink: FileSink, tooLarge: () => LoomError): Promise<number> {
   return new Promise((resolve, reject) => {
     let size = 0;
     let writing = false;
@@ -49,7 +44,7 @@ export function pump(req: IncomingMessage, fd: number, tooLarge: () => LoomError
       if (size > FS_MAX_BYTES) return finish(tooLarge());
       req.pause();
       writing = true;
-      writeAll(fd, chunk, (err) => {
+      sink.write(chunk, (err) => {
         writing = false;
         if (err) finish(err);
         else if (!outcome) req.resume();
@@ -67,27 +62,21 @@ export function pump(req: IncomingMessage, fd: number, tooLarge: () => LoomError
   });
 }
 
-/** Send an opened file (GET 200): small files in one write, larger ones streamed; the fd is closed. */
-export function sendFile(res: ServerResponse, f: OpenFile): void {
+/** Send an opened file (GET 200): small files in one write, larger ones streamed; the file is closed. */
+export function sendFile(res: ServerResponse, f: OpenFile, ops: FsOperations): void {
   res.statusCode = 200;
   res.setHeader('Content-Type', 'application/octet-stream');
   res.setHeader('Last-Modified', new Date(f.mtimeMs).toUTCString());
   if (f.size <= SMALL_FILE) {
-    const buf = Buffer.allocUnsafe(f.size);
-    let n: number;
-    try {
-      n = f.size === 0 ? 0 : readSync(f.fd, buf, 0, f.size, 0);
-    } finally {
-      release(f.fd);
-    }
-    res.setHeader('Content-Length', n);
-    res.end(buf.subarray(0, n));
+    const buf = ops.readWhole(f);
+    res.setHeader('Content-Length', buf.length);
+    res.end(buf);
     return;
   }
   res.setHeader('Content-Length', f.size);
-  const stream = createReadStream('', { fd: f.fd, start: 0, end: f.size - 1, autoClose: true });
+  const stream = ops.stream(f);
   let sent = 0;
-  stream.on('data', (c) => { sent += c.length; });
+  stream.on('data', (c: Buffer) => { sent += c.length; });
   stream.on('error', (err) => res.destroy(err));
   // A file truncated by someone else mid-read must not leave the client waiting for missing bytes.
   stream.on('end', () => { if (sent < f.size) res.destroy(); });

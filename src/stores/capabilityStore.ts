@@ -1,6 +1,6 @@
 import { Low } from 'lowdb';
 import { join } from 'node:path';
-import { diedAt, type CapabilityRecord } from '../domain/capability.js';
+import { diedAt, type CapabilityRecord, type CapabilityRecords } from '../domain/capability.js';
 import { errorMessage } from '../domain/errors.js';
 import { DEAD_CAPABILITY_LISTED_MS } from '../domain/limits.js';
 import { AtomicJsonFile, RegistryReadError } from './jsonAdapter.js';
@@ -31,7 +31,7 @@ function wellFormed(r: unknown): r is CapabilityRecord {
  * Writes happen synchronously inside `write()` (the adapter's body has no await before the file is
  * renamed into place), so the file order always equals the call order without a promise chain.
  */
-export class CapabilityStore {
+export class CapabilityStore implements CapabilityRecords {
   private readonly byId = new Map<string, CapabilityRecord>();
   private readonly byHash = new Map<string, string>();
 

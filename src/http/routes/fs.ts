@@ -4,8 +4,7 @@ import type { Grant, Verification } from '../../actors/capabilities.js';
 import { errorMessage, LoomError } from '../../domain/errors.js';
 import { displayFsPath, insidePrefix, parseFsPath, VERB_OF_METHOD } from '../../domain/fsPath.js';
 import { FS_MAX_BYTES } from '../../domain/limits.js';
-import { deleteFile, openForRead, putFile, statFile } from '../../effects/fsPlane.js';
-import { FsRefusal, release, type FsRefusalKind } from '../../effects/fsResolver.js';
+import { FsRefusal, type FsOperations, type FsRefusalKind } from '../../domain/fsPlane.js';
 import { drain } from '../body.js';
 import type { FastPath } from '../context.js';
 import { pump, sendFile } from '../fsTransfer.js';
@@ -17,6 +16,8 @@ export interface FsRouteDeps {
   verify(secret: string): Verification;
   /** The home of an agent, or undefined when it no longer exists. */
   home(agentId: string): string | undefined;
+  /** The file operations (src/effects/fsPlane.ts). */
+  ops: FsOperations;
 }
 
 const ALLOW = 'PUT, GET, DELETE, HEAD';
@@ -80,17 +81,18 @@ function renderError(req: IncomingMessage, res: ServerResponse, err: unknown): v
 }
 
 /** The operation of one verified request (behaviour.md §9.6 step 7). */
-async function operate(req: IncomingMessage, res: ServerResponse, home: string, segments: string[], grant: Grant): Promise<void> {
+async function operate(req: IncomingMessage, res: ServerResponse, target: { ops: FsOperations; home: string; segments: string[] }, grant: Grant): Promise<void> {
+  const { ops, home, segments } = target;
   const path = displayFsPath(segments);
   switch (req.method) {
     case 'GET': {
-      const f = await openForRead(home, segments);
-      await grant.succeed().catch((err) => { release(f.fd); throw err; });
-      sendFile(res, f);
+      const f = await ops.openForRead(home, segments);
+      await grant.succeed().catch((err) => { ops.release(f.fd); throw err; });
+      sendFile(res, f, ops);
       return;
     }
     case 'HEAD': {
-      const st = await statFile(home, segments);
+      const st = await ops.statFile(home, segments);
       await grant.succeed();
       res.statusCode = 200;
       res.setHeader('Content-Type', 'application/octet-stream');
@@ -100,7 +102,7 @@ async function operate(req: IncomingMessage, res: ServerResponse, home: string, 
       return;
     }
     case 'DELETE': {
-      const existed = await deleteFile(home, segments);
+      const existed = await ops.deleteFile(home, segments);
       await grant.succeed();
       json(req, res, 200, { ok: true, path, existed });
       return;
@@ -110,7 +112,7 @@ async function operate(req: IncomingMessage, res: ServerResponse, home: string, 
         drain(req, 0);
         throw tooLarge();
       }
-      const r = await putFile(home, segments, (fd) => pump(req, fd, tooLarge));
+      const r = await ops.putFile(home, segments, (sink) => pump(req, sink, tooLarge));
       await grant.succeed();
       json(req, res, r.created ? 201 : 200, { ok: true, path, size: r.size, created: r.created });
     }
@@ -139,7 +141,7 @@ async function check(deps: FsRouteDeps, req: IncomingMessage, res: ServerRespons
     // The agent is gone but the cascade has not reached this token yet: it is as good as revoked.
     if (home === undefined) throw fsError(401, 'Capability refused: revoked', 'revoked');
     try {
-      await operate(req, res, home, segments, grant);
+      await operate(req, res, { ops: deps.ops, home, segments }, grant);
     } catch (err) {
       if (!(err instanceof FsRefusal)) throw err;
       const [status, text, reason] = REFUSALS[err.kind];
