@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   closeSync, constants as C, fstatSync, lstatSync, mkdir as mkdirCb, open as openCb, openSync, readlinkSync, rename as renameCb,
   unlink as unlinkCb, type Stats,
@@ -169,12 +168,22 @@ export function checkPutTarget(dir: HeldDir, name: string): { exists: boolean } 
   return { exists: true };
 }
 
+/** Distinguishes temp files of this process; O_EXCL refuses any name that exists anyway. */
+let tempSeq = 0;
+
 /** A fresh temp file in the verified target folder (PUT writes there, then renames). */
 export async function createTemp(dir: HeldDir): Promise<{ fd: number; name: string }> {
   verifyDir(dir);
-  const name = `.loom-put-${randomBytes(8).toString('hex')}.tmp`;
-  const fd = await openAsync(at(dir.fd, name), C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o666);
-  return { fd, name };
+  for (let attempt = 0; ; attempt++) {
+    const name = `.loom-put-${process.pid}-${(tempSeq++).toString(36)}.tmp`;
+    try {
+      const fd = await openAsync(at(dir.fd, name), C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW, 0o666);
+      return { fd, name };
+    } catch (err) {
+      // A leftover of an earlier process with the same pid: take the next name.
+      if (code(err) !== 'EEXIST' || attempt >= 8) throw err;
+    }
+  }
 }
 
 /**
