@@ -39,6 +39,13 @@ export const at = (fd: number, name: string): string => `${PROC_FD}${fd}/${name}
 
 const code = (err: unknown): string | undefined => (err as NodeJS.ErrnoException).code;
 
+/**
+ * ENOENT from a call inside a held folder means the folder itself was removed or replaced while the
+ * request held it (another process renamed something over it): the path changed under the request,
+ * which is refused like a swapped-in symlink (403), never reported as an internal error.
+ */
+const vanished = (err: unknown): unknown => (code(err) === 'ENOENT' ? new FsRefusal('symlink') : err);
+
 /** Close an fd; a failure is reported, never thrown (the request is already decided). */
 export function release(fd: number): void {
   try {
@@ -114,7 +121,7 @@ async function openDirAt(dirFd: number, name: string, create: boolean): Promise<
       // mkdir never follows a final symlink: an existing one gives EEXIST and the next open refuses it.
       await mkdir(at(dirFd, name));
     } catch (err) {
-      if (code(err) !== 'EEXIST') throw err;
+      if (code(err) !== 'EEXIST') throw vanished(err);
     }
   }
   // Created and removed again three times by someone else: give up as a refusal.
@@ -181,7 +188,7 @@ export async function createTemp(dir: HeldDir): Promise<{ fd: number; name: stri
       return { fd, name };
     } catch (err) {
       // A leftover of an earlier process with the same pid: take the next name.
-      if (code(err) !== 'EEXIST' || attempt >= 8) throw err;
+      if (code(err) !== 'EEXIST' || attempt >= 8) throw vanished(err);
     }
   }
 }
@@ -198,7 +205,7 @@ export async function commitTemp(dir: HeldDir, temp: string, name: string): Prom
     await removeTemp(dir, temp);
     const c = code(err);
     if (c === 'EISDIR' || c === 'ENOTEMPTY' || c === 'EEXIST') throw new FsRefusal('is_a_directory');
-    throw err;
+    throw vanished(err);
   }
 }
 
