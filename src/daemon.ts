@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LoomSystem } from './actors/system.js';
 import { buildRegistry } from './commands/index.js';
@@ -40,6 +40,7 @@ export async function compose(config: DaemonConfig, opts: { clock?: Clock; memor
     allowedOrigins: config.allowedOrigins,
     describeCapabilities: { describe: {}, agents: {}, sessions: {}, exec: {} },
     onShutdown: opts.onShutdown ?? (() => undefined),
+    fastPaths: [],
   };
   const routes = await installFeatures(ctx, registry);
   const app = createApp(ctx, routes);
@@ -49,7 +50,12 @@ export async function compose(config: DaemonConfig, opts: { clock?: Clock; memor
 /** Listen on 127.0.0.1 only (spec §1). Rejects with the listen error (EADDRINUSE …). */
 export function listen(c: Composition, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = c.app.listen(port, '127.0.0.1');
+    // What app.listen does, with the fast paths (AppContext.fastPaths) tried before the app.
+    const server = createServer((req, res) => {
+      for (const fast of c.ctx.fastPaths) if (fast(req, res)) return;
+      c.app(req, res);
+    });
+    server.listen(port, '127.0.0.1');
     server.once('error', reject);
     server.once('listening', () => {
       c.setPort((server.address() as AddressInfo).port);

@@ -5,6 +5,7 @@ import { mcpFeature } from './features/mcp.js';
 import { documentsFeature } from './features/documents.js';
 import { actionsFeature } from './features/actions.js';
 import { eventsFeature } from './features/events.js';
+import { capabilitiesFeature } from './features/capabilities.js';
 
 /**
  * A feature plugs into the composed daemon: it may register commands, add route modules, add
@@ -18,6 +19,7 @@ export const features: Feature[] = [
   documentsFeature,
   actionsFeature,
   eventsFeature,
+  capabilitiesFeature,
 ];
 
 /** Install every feature; returns the route modules they add. */

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { mcpCli } from './mcp.js';
 import { eventCommands } from './event.js';
+import { capabilityCli } from './capability.js';
 
 /** The CLI's command tree as features see it. */
 export interface CliParts {
@@ -12,4 +13,5 @@ export interface CliParts {
 export const cliExtensions: Array<(parts: CliParts) => void> = [
   mcpCli,
   eventCommands,
+  capabilityCli,
 ];

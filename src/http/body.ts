@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Request } from 'express';
 import { LoomError } from '../domain/errors.js';
 import { OVERSIZE_DRAIN_BYTES, REQUEST_BODY_BYTES } from '../domain/limits.js';
@@ -41,7 +42,7 @@ export function readBody(req: Request, cap = REQUEST_BODY_BYTES, overflow: () =>
 }
 
 /** Discard the rest of a refused body; close the socket past OVERSIZE_DRAIN_BYTES. */
-function drain(req: Request, already: number): void {
+export function drain(req: IncomingMessage, already: number): void {
   let seen = already;
   req.on('data', (c: Buffer) => {
     seen += c.length;

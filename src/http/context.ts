@@ -1,4 +1,11 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LoomSystem } from '../actors/system.js';
+
+/**
+ * A handler tried before Express for a hot path; returns true when it took the request. It must keep
+ * the app's rules (Host/Origin guard, CORS headers) and leave everything else to the app.
+ */
+export type FastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 /** What routes get: the system facade and the daemon's settings. */
 export interface AppContext {
@@ -9,4 +16,6 @@ export interface AppContext {
   describeCapabilities: Record<string, unknown>;
   /** Called after POST /shutdown has answered (the daemon exits after the 50 ms grace). */
   onShutdown: () => void;
+  /** Fast paths (the /fs plane), tried in order before the Express app. */
+  fastPaths: FastPath[];
 }

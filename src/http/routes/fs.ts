@@ -1,0 +1,194 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Express } from 'express';
+import type { Grant, Verification } from '../../actors/capabilities.js';
+import { errorMessage, LoomError } from '../../domain/errors.js';
+import { displayFsPath, insidePrefix, parseFsPath, VERB_OF_METHOD } from '../../domain/fsPath.js';
+import { FS_MAX_BYTES } from '../../domain/limits.js';
+import { FsRefusal, type FsOperations, type FsRefusalKind } from '../../domain/fsPlane.js';
+import { drain } from '../body.js';
+import type { FastPath } from '../context.js';
+import { pump, sendFile } from '../fsTransfer.js';
+import { isLoopbackHost, isLoopbackOrigin } from '../middleware.js';
+
+/** What the /fs route needs from the running system. */
+export interface FsRouteDeps {
+  /** behaviour.md §9.6 step 3 (reserves a single-use token). */
+  verify(secret: string): Verification;
+  /** The home of an agent, or undefined when it no longer exists. */
+  home(agentId: string): string | undefined;
+  /** The file operations (src/effects/fsPlane.ts). */
+  ops: FsOperations;
+}
+
+const ALLOW = 'PUT, GET, DELETE, HEAD';
+
+/** An /fs refusal with its `reason` (behaviour.md §9.1: error bodies add `reason` on /fs). */
+const fsError = (status: number, error: string, reason: string, headers?: Record<string, string>) =>
+  new LoomError(status, error, { extra: { reason }, headers });
+
+const REFUSALS: Record<FsRefusalKind, [number, string, string]> = {
+  symlink: [403, 'Symlink refused', 'symlink'],
+  not_a_directory: [409, 'Not a directory', 'not_a_directory'],
+  is_a_directory: [409, 'Is a directory', 'is_a_directory'],
+  not_found: [404, 'Not found', 'not_found'],
+  not_regular: [403, 'Not a regular file', 'not_a_regular_file'],
+};
+
+const tooLarge = () => fsError(413, `Body exceeds fs.max_bytes (${FS_MAX_BYTES})`, 'too_large', { Connection: 'close' });
+
+/** The raw request target split into path and query, never decoded (behaviour.md §9.6 step 4). */
+export function rawTarget(url: string): { path: string; query: string } {
+  // An absolute-form target (`http://host/fs/x`) keeps only its path.
+  const abs = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#]*/.exec(url);
+  const u = abs ? url.slice(abs[0].length) : url;
+  const q = u.indexOf('?');
+  return q < 0 ? { path: u, query: '' } : { path: u.slice(0, q), query: u.slice(q + 1) };
+}
+
+/** behaviour.md §9.6 step 2: `Authorization: Bearer <s>` first, else `?cap=<s>`; '' when none. */
+export function presentedSecret(req: IncomingMessage, query: string): string {
+  const auth = req.headers.authorization;
+  const m = typeof auth === 'string' ? /^Bearer +(\S+) *$/i.exec(auth) : null;
+  if (m) return m[1];
+  return new URLSearchParams(query).get('cap') ?? '';
+}
+
+/** JSON answer (no body for HEAD, as for every HEAD on /fs). */
+function json(req: IncomingMessage, res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(req.method === 'HEAD' ? undefined : text);
+}
+
+/**
+ * Render a failure exactly as the app's error renderer does (src/http/middleware.ts: LoomError body
+ * and headers, HEAD status only, otherwise 500 `Internal error: <message>`); /fs answers on the fast
+ * path too, where Express's renderer is not in the chain.
+ */
+function renderError(req: IncomingMessage, res: ServerResponse, err: unknown): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  if (err instanceof LoomError) {
+    for (const [k, v] of Object.entries(err.headers ?? {})) res.setHeader(k, v);
+    json(req, res, err.status, err.body());
+    return;
+  }
+  json(req, res, 500, { error: `Internal error: ${errorMessage(err)}` });
+}
+
+/** The operation of one verified request (behaviour.md §9.6 step 7). */
+async function operate(req: IncomingMessage, res: ServerResponse, target: { ops: FsOperations; home: string; segments: string[] }, grant: Grant): Promise<void> {
+  const { ops, home, segments } = target;
+  const path = displayFsPath(segments);
+  switch (req.method) {
+    case 'GET': {
+      const f = await ops.openForRead(home, segments);
+      await grant.succeed().catch((err) => { ops.release(f.fd); throw err; });
+      sendFile(res, f, ops);
+      return;
+    }
+    case 'HEAD': {
+      const st = await ops.statFile(home, segments);
+      await grant.succeed();
+      res.statusCode = 200;
+      res.setHeader('Content-Type', 'application/octet-stream');
+      res.setHeader('Content-Length', String(st.size));
+      res.setHeader('Last-Modified', new Date(st.mtimeMs).toUTCString());
+      res.end();
+      return;
+    }
+    case 'DELETE': {
+      const existed = await ops.deleteFile(home, segments);
+      await grant.succeed();
+      json(req, res, 200, { ok: true, path, existed });
+      return;
+    }
+    default: {
+      if (Number(req.headers['content-length'] ?? 0) > FS_MAX_BYTES) {
+        drain(req, 0);
+        throw tooLarge();
+      }
+      const r = await ops.putFile(home, segments, (sink) => pump(req, sink, tooLarge));
+      await grant.succeed();
+      json(req, res, r.created ? 201 : 200, { ok: true, path, size: r.size, created: r.created });
+    }
+  }
+}
+
+/** One /fs request in the check order of behaviour.md §9.6; throws LoomError for refusals. */
+async function check(deps: FsRouteDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const method = req.method ?? '';
+  const verb = VERB_OF_METHOD[method];
+  if (!verb) throw new LoomError(405, `Method not on the system plane: ${method}`, { headers: { Allow: ALLOW } });
+  const target = rawTarget(req.url ?? '');
+  const secret = presentedSecret(req, target.query);
+  if (secret === '') throw fsError(401, 'Capability required', 'missing');
+  const v = deps.verify(secret);
+  if (!v.ok) throw fsError(401, `Capability refused: ${v.reason}`, v.reason);
+  const { grant } = v;
+  try {
+    const rawPath = target.path.slice('/fs'.length);
+    const segments = parseFsPath(rawPath);
+    if (segments === null) throw fsError(400, `Illegal path: ${rawPath.replace(/^\//, '')}`, 'invalid_path');
+    if (!grant.cap.verbs.includes(verb)) throw fsError(403, `Verb not granted: ${verb}`, 'verb_not_allowed');
+    const path = displayFsPath(segments);
+    if (!insidePrefix(segments, grant.cap.path_prefix)) throw fsError(403, `Path outside the capability scope: ${path}`, 'path_outside_scope');
+    const home = deps.home(grant.cap.agent_id);
+    // The agent is gone but the cascade has not reached this token yet: it is as good as revoked.
+    if (home === undefined) throw fsError(401, 'Capability refused: revoked', 'revoked');
+    try {
+      await operate(req, res, { ops: deps.ops, home, segments }, grant);
+    } catch (err) {
+      if (!(err instanceof FsRefusal)) throw err;
+      const [status, text, reason] = REFUSALS[err.kind];
+      throw fsError(status, `${text}: ${path}`, reason);
+    }
+  } catch (err) {
+    grant.fail();
+    throw err;
+  }
+}
+
+/** Handle one /fs request; never throws (refusals are rendered here). */
+export async function handleFs(deps: FsRouteDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  try {
+    await check(deps, req, res);
+  } catch (err) {
+    renderError(req, res, err);
+  }
+}
+
+const FS_PATH = /^\/fs(?:\/|$)/;
+
+/**
+ * The /fs fast path (behaviour.md §9.1 rules kept): data methods on `/fs…` from a loopback Host and an
+ * acceptable Origin are answered before Express, with the same CORS headers as every response. Any
+ * other request (OPTIONS, other methods, a foreign Host or Origin) is left to the app, whose middleware
+ * and the /fs route below give the exact answers. Express costs most of a small request's time, and the
+ * system plane is the daemon's hot path (bench/fs).
+ */
+export function fsFastPath(deps: FsRouteDeps, allowedOrigins: string[], allowHeaders: string): FastPath {
+  return (req, res) => {
+    if (!VERB_OF_METHOD[req.method ?? '']) return false;
+    if (!FS_PATH.test(rawTarget(req.url ?? '').path)) return false;
+    const host = req.headers.host;
+    if (host !== undefined && !isLoopbackHost(host)) return false;
+    const origin = req.headers.origin;
+    if (origin !== undefined && !isLoopbackOrigin(origin) && !allowedOrigins.includes(origin)) return false;
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    res.setHeader('Access-Control-Allow-Headers', allowHeaders);
+    void handleFs(deps, req, res);
+    return true;
+  };
+}
+
+/** Mount `/fs` and `/fs/...` (spec §4.1). The pattern is a RegExp so Express never decodes the path itself. */
+export function mountFs(deps: FsRouteDeps) {
+  return (app: Express): void => {
+    app.all(/^\/fs(?:\/.*)?$/, (req, res) => handleFs(deps, req, res));
+  };
+}
