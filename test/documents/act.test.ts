@@ -63,7 +63,7 @@ describe('/act.<id> --help (spec §4.10.5; behaviour.md §5.3, §5.5)', () => {
 });
 
 describe('invocation hand-off (behaviour.md §2.1 step 5, §5.1)', () => {
-  it('when no actions feature is present, then invoking answers COMMAND_UNSUPPORTED', async () => {
+  it('when the actions feature is missing (a wiring bug), then invoking answers INTERNAL_ERROR', async () => {
     // The actions feature is part of the build since issue 6 merged: take its invoker out for this case.
     const ext = d.app.c.system.services.ext;
     const saved = ext.get(INVOKE_ACTION_KEY);
@@ -71,7 +71,7 @@ describe('invocation hand-off (behaviour.md §2.1 step 5, §5.1)', () => {
     try {
       await d.run(topic, '/open ~/acts.md');
       for (const cmd of ['/act.search x', '/search x', '/act search x', '/action.ping']) {
-        expect((await d.run(topic, cmd)).body).toBe('ERROR(COMMAND_UNSUPPORTED): Action execution is not available in this build');
+        expect((await d.run(topic, cmd)).body).toBe('ERROR(INTERNAL_ERROR): Internal error: no action invoker is registered');
       }
     } finally {
       if (saved) ext.set(INVOKE_ACTION_KEY, saved);

@@ -8,7 +8,8 @@ import type { Command, CommandContext, CommandFallback } from '../types.js';
 import { currentDocument } from './current.js';
 
 /** Placeholder while the actions feature is absent from the build (removed when issue 6 merges). */
-export const NO_EXECUTION = 'Action execution is not available in this build';
+/** Both features are always installed together; a missing invoker is a wiring bug, not a user error. */
+export const NO_EXECUTION = 'Internal error: no action invoker is registered';
 
 /** `Actions of <display> (<n>)` listing (behaviour.md §2.6). */
 function listing(loaded: LoadedDocument): CommandResult {
@@ -33,7 +34,7 @@ async function callAction(ctx: CommandContext, loaded: LoadedDocument, id: strin
     return content(h.system, h.lines);
   }
   const invoke = ctx.services.ext.get(INVOKE_ACTION_KEY) as ActionInvoker | undefined;
-  if (!invoke) return fail('COMMAND_UNSUPPORTED', NO_EXECUTION);
+  if (!invoke) return fail('INTERNAL_ERROR', NO_EXECUTION);
   return invoke(ctx, loaded, id, args);
 }
 
