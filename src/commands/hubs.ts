@@ -2,6 +2,7 @@ import { content, fail, type CommandResult } from '../domain/result.js';
 import type { HubName } from '../domain/topic.js';
 import type { CommandContext } from './types.js';
 import { columns } from './format.js';
+import { BASH_STATE_KEY, type BashStateProvider } from './topics.js';
 
 /** A hub page renderer: the lines after `<Name> hub` / `---` (behaviour.md §2.12). */
 export type HubPage = (ctx: CommandContext) => string[] | Promise<string[]>;
@@ -51,4 +52,11 @@ hubPages.set('agent', (ctx) => {
     ...columns(caps.map((c) => [c.token_id, c.path_prefix || '(workspace)', c.verbs.join(','), c.state, `expires ${c.expires_at}`])),
     'Mint from a shell: loom agent capability mint --path <prefix> --verbs get,put --ttl 15m [--single-use]',
   ];
+});
+
+/** behaviour.md §2.12 `bash` hub: the agent's bash topics and their shells. */
+hubPages.set('bash', (ctx) => {
+  const state = ctx.services.ext.get(BASH_STATE_KEY) as BashStateProvider | undefined;
+  const rows = ctx.services.topics(ctx.agent.id).filter((t) => t.session.ref.type === 'bash').map((t) => [t.session.ref.topic, state?.(t) ?? 'no shell']);
+  return [`Bash topics (${rows.length})`, ...columns(rows), 'next: /exec <command> in topic bash:<name>'];
 });

@@ -78,3 +78,12 @@ describe('behaviour.md §2.3 /refresh outside a hub', () => {
     expect(r).toMatchObject({ ok: false, code: 'INVALID_TARGET', body: 'ERROR(INVALID_TARGET): No document open.' });
   });
 });
+
+describe('behaviour.md §2.12 bash hub', () => {
+  it('when /open runs in the bash topic, then the agent\'s bash topics are listed with their shell state', async () => {
+    await b.run('bash:build', '/exec true');
+    const r = await b.run('bash', '/open');
+    expect(r).toMatchObject({ ok: true, code: null });
+    expect(r.body).toBe(page('Bash hub', ['Bash topics (1)', '  bash:build  no shell', 'next: /exec <command> in topic bash:<name>']));
+  });
+});
