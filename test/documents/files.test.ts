@@ -213,4 +213,8 @@ describe('file command errors shared by every command (behaviour.md §2.5)', () 
     expect((await d.run(topic, `/write "~/${rel}/with space.md"\nx`)).body).toBe(`Created ~/${rel}/with space.md (1 byte, 1 line)`);
     expect((await d.run(topic, `/edit '~/${rel}/with space.md'`)).body).toBe(`~/${rel}/with space.md (1 line)\n---\n1 | x`);
   });
+  it('when a space in a path is escaped with a backslash, then it is one path (the tokenizer of behaviour.md §5.2)', async () => {
+    expect((await d.run(topic, `/write ~/${rel}/back\\ slash.md\ny`)).body).toBe(`Created ~/${rel}/back slash.md (1 byte, 1 line)`);
+    expect((await d.run(topic, `/write "~/${rel}/open`)).body).toBe('ERROR(INVALID_ARGS): Usage: /write <file> (content on the following lines)');
+  });
 });

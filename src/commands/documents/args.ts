@@ -1,4 +1,4 @@
-import { readQuoted } from '../../sfmd/quote.js';
+import { tokenize } from '../../sfmd/tokenize.js';
 
 /** A token of a file command's arguments and whether it was quoted (a quoted `--x` is a path, not a flag). */
 export interface Arg {
@@ -7,31 +7,13 @@ export interface Arg {
 }
 
 /**
- * Split the argument text of a file command into words: whitespace separates, `"…"` (with `\"`,
- * `\\`) and `'…'` quote. Returns null on an unterminated quote.
+ * Split the argument text of a file command into words with the same tokenizer as action calls
+ * (behaviour.md §5.2: whitespace separates, `"…"` with `\"` `\\`, `'…'`, backslash escapes outside
+ * quotes). Returns null on an unterminated quote.
  */
 export function splitArgs(text: string): Arg[] | null {
-  const out: Arg[] = [];
-  let i = 0;
-  while (i < text.length) {
-    while (i < text.length && /\s/.test(text[i])) i++;
-    if (i >= text.length) break;
-    let word = '';
-    let quoted = false;
-    while (i < text.length && !/\s/.test(text[i])) {
-      if (text[i] === '"' || text[i] === "'") {
-        const q = readQuoted(text.slice(i));
-        if (!q) return null;
-        word += q.value;
-        quoted = true;
-        i += q.length;
-      } else {
-        word += text[i++];
-      }
-    }
-    out.push({ text: word, quoted });
-  }
-  return out;
+  const r = tokenize(text);
+  return r.ok ? r.tokens.map((t) => ({ text: t.text, quoted: t.quotedFrom >= 0 })) : null;
 }
 
 /** Parsed flags and positionals: `--name value` / `--name=value` for `valued`, bare `--name` for `bare`. */
