@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import { parseTopic, type TopicRef } from './topic.js';
 
 /** spec §4.8: the one tool, named after the service (behaviour.md §10.1). */
@@ -39,15 +38,6 @@ export const TOOL_DESCRIPTION = [
   'Failures start with ERROR(CODE): message and may end with a Recovery: line.',
   'A topic runs one command at a time: ERROR(BUSY) means retry shortly or use another topic.',
 ].join('\n');
-
-/** Input schema of the `loom` tool (behaviour.md §10.1): both strings, minLength 1, required. */
-export const toolInputSchema = {
-  topic: z.string().min(1).describe(TOPIC_DESCRIPTION),
-  cmd: z.string().min(1).describe(CMD_DESCRIPTION),
-};
-
-/** The tool's registration: title, description and input schema (what `tools/list` shows). */
-export const TOOL_CONFIG = { title: TOOL_TITLE, description: TOOL_DESCRIPTION, inputSchema: toolInputSchema };
 
 /** What a runner reports for one command: success, the canonical topic and the body without `re:`. */
 export interface ToolOutcome {

@@ -1,4 +1,4 @@
-import TurndownService from 'turndown';
+import type TurndownService from 'turndown';
 
 /** Elements dropped before conversion (behaviour.md §3.3). */
 const REMOVED = ['script', 'style', 'noscript', 'iframe', 'svg', 'nav', 'header', 'footer', 'aside', 'form', 'head', 'title'] as const;
@@ -13,14 +13,26 @@ function hasAncestor(node: DomNode, name: string): boolean {
   return false;
 }
 
+let turndown: Promise<typeof TurndownService> | undefined;
+
+/** turndown (and its DOM parser) load on the first HTML page: most daemons never see one, and a smaller resident daemon forks CLI actions faster. */
+function loadTurndown(): Promise<typeof TurndownService> {
+  turndown ??= import('turndown').then((m) => m.default).catch((err: unknown) => {
+    turndown = undefined;
+    throw err;
+  });
+  return turndown;
+}
+
 /**
  * HTML to Markdown (behaviour.md §3.3): ATX headings, fenced code, links and images kept; the
  * elements of REMOVED dropped; content taken from the first `<main>`, else the first `<article>`,
  * else the whole body. The first outermost `<main>`/`<article>` is captured while turndown walks
  * the tree, so one conversion gives all three candidates.
  */
-export function htmlToMarkdown(html: string): string {
-  const td = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
+export async function htmlToMarkdown(html: string): Promise<string> {
+  const Turndown = await loadTurndown();
+  const td = new Turndown({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
   td.remove([...REMOVED] as unknown as TurndownService.Filter);
   const captured: Record<'MAIN' | 'ARTICLE', string | undefined> = { MAIN: undefined, ARTICLE: undefined };
   for (const name of ['MAIN', 'ARTICLE'] as const) {

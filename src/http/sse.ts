@@ -35,6 +35,17 @@ export class SseWriter {
     this.res.end();
   }
 
+  /**
+   * The last events and the end of the stream in one socket write (corked): the usual answer is
+   * `head`, `content`, `done` at once, and one write instead of four saves syscalls and wake-ups.
+   */
+  finish(events: Array<[name: string, data: unknown]>): void {
+    this.res.cork();
+    for (const [name, data] of events) this.event(name, data);
+    // end() uncorks fully (node:http), flushing the events and the last chunk together.
+    this.res.end();
+  }
+
   /** True once the client has gone or the stream ended. */
   get closed(): boolean {
     return this.res.writableEnded || this.res.destroyed;

@@ -1,6 +1,9 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { TOOL_CONFIG, TOOL_NAME, callTool, type ToolRunner } from '../domain/mcpTool.js';
+import { TOOL_CONFIG } from '../domain/mcpSchema.js';
+import { TOOL_NAME, callTool, type ToolRunner } from '../domain/mcpTool.js';
 
 /**
  * One JSON Schema validator for every server. The SDK builds a fresh Ajv instance per server unless
@@ -19,4 +22,20 @@ export function createToolServer(run: ToolRunner, version: string): McpServer {
   const server = new McpServer({ name: TOOL_NAME, version }, { jsonSchemaValidator: sharedValidator });
   server.registerTool(TOOL_NAME, TOOL_CONFIG, async (args) => callTool(args, run));
   return server;
+}
+
+/**
+ * Answer one stateless Streamable HTTP request (behaviour.md §10.1): a fresh tool server and
+ * transport, JSON responses, no session id; `parsed` is the already-read JSON-RPC payload.
+ */
+export async function serveStateless(req: IncomingMessage, res: ServerResponse, parsed: unknown, run: ToolRunner, version: string): Promise<void> {
+  const server = createToolServer(run, version);
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+  // Registered before handleRequest: a client that leaves early still frees server and transport.
+  res.on('close', () => {
+    void transport.close();
+    void server.close();
+  });
+  await server.connect(transport);
+  await transport.handleRequest(req, res, parsed);
 }

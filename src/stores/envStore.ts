@@ -62,15 +62,20 @@ export class FileEnvStore implements EnvStore {
 
   private load(agentId: string): Cached {
     const path = this.file(agentId);
-    let mtimeMs = -1;
+    // throwIfNoEntry: a missing file is the common case (no /set yet) and is looked up several times per action call.
+    let st: ReturnType<typeof statSync> | undefined;
     try {
-      mtimeMs = statSync(path).mtimeMs;
+      st = statSync(path, { throwIfNoEntry: false });
     } catch {
+      st = undefined;
+    }
+    if (!st) {
       // No file yet: an empty store (also after the agent's state folder was deleted).
       const fresh = { mtimeMs: -1, data: empty(), warnings: [] };
       this.cache.set(agentId, fresh);
       return fresh;
     }
+    const mtimeMs = st.mtimeMs;
     const cached = this.cache.get(agentId);
     if (cached && cached.mtimeMs === mtimeMs) return cached;
     const text = readFileIfExists(path) ?? '';

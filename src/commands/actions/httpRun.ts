@@ -139,7 +139,7 @@ export async function runHttpAction(ctx: CommandContext, loaded: LoadedDocument,
   const text = binary ? `(binary ${out.body.length} bytes, ${ct})` : out.body.toString('utf8');
   const ok = out.status >= 200 && out.status < 300;
   let plain: string;
-  if (ok) plain = text === '' ? `(empty response, HTTP ${out.status})` : ct === 'text/html' ? htmlToMarkdown(text) : text;
+  if (ok) plain = text === '' ? `(empty response, HTTP ${out.status})` : ct === 'text/html' ? await htmlToMarkdown(text) : text;
   else { const c = cutBytes(text, 2048); plain = c.cut ? `${c.text}…` : text; }
   return finish({
     ctx, loaded, action: a, fields, plain, warnings: [...warningsIn, ...b.warnings.lines()],

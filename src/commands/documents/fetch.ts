@@ -77,7 +77,7 @@ export async function fetchRemote(ctx: CommandContext, url: string): Promise<Rem
     // Declared JSON that does not parse is shown as text, like any other text.
     if (value.ok) return { kind: 'json', value: value.value, raw, url: r.url };
   }
-  if (ct.includes('html') || (ct === '' && /^\s*<(!doctype html|html)/i.test(raw))) return { kind: 'html', text: htmlToMarkdown(raw), raw, url: r.url };
+  if (ct.includes('html') || (ct === '' && /^\s*<(!doctype html|html)/i.test(raw))) return { kind: 'html', text: await htmlToMarkdown(raw), raw, url: r.url };
   return { kind: 'text', text: raw, raw, url: r.url };
 }
 

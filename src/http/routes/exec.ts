@@ -64,10 +64,11 @@ export function mountExec(app: Express, ctx: AppContext): void {
             const r = raw as ExecResult;
             // A client that left while its command ran does not cancel it; the result is discarded.
             if (!sse.closed) {
-              sse.event('head', { ok: r.ok, code: r.code, cmd: display, request_id: requestId, agent_id: agentId, topic: r.topic, topic_type: r.topicType, meta: r.meta });
-              sse.event('content', contentString(display, requestId, r.body));
-              sse.event('done', {});
-              sse.end();
+              sse.finish([
+                ['head', { ok: r.ok, code: r.code, cmd: display, request_id: requestId, agent_id: agentId, topic: r.topic, topic_type: r.topicType, meta: r.meta }],
+                ['content', contentString(display, requestId, r.body)],
+                ['done', {}],
+              ]);
             }
             done();
           },

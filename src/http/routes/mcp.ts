@@ -1,10 +1,8 @@
 import type { Express, Request, Response } from 'express';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { ExecResult, LoomSystem } from '../../actors/system.js';
 import { LoomError, errorMessage } from '../../domain/errors.js';
 import { isAgentId } from '../../domain/ids.js';
 import type { TopicRef } from '../../domain/topic.js';
-import { createToolServer } from '../../mcp/server.js';
 import { busyText, type ToolOutcome, type ToolRunner } from '../../domain/mcpTool.js';
 import type { AppContext } from '../context.js';
 import { readBody } from '../body.js';
@@ -63,15 +61,23 @@ async function handlePost(ctx: AppContext, req: Request, res: Response): Promise
     res.status(400).json(PARSE_ERROR);
     return;
   }
-  const server = createToolServer(systemRunner(ctx.system, agentId), ctx.system.services.info.version);
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-  // Registered before handleRequest: a client that leaves early still frees server and transport.
-  res.on('close', () => {
-    void transport.close();
-    void server.close();
+  const { serveStateless } = await loadServer();
+  await serveStateless(req, res, parsed, systemRunner(ctx.system, agentId), ctx.system.services.info.version);
+}
+
+let server: Promise<typeof import('../../mcp/server.js')> | undefined;
+
+/**
+ * The MCP SDK (and zod, Ajv) load on the first POST /mcp, not at start: they are about a third of
+ * the daemon's heap, and every CLI action forks the daemon, which costs in proportion to its
+ * resident memory (bench/actions). A failed load is retried on the next request.
+ */
+function loadServer(): Promise<typeof import('../../mcp/server.js')> {
+  server ??= import('../../mcp/server.js').catch((err: unknown) => {
+    server = undefined;
+    throw err;
   });
-  await server.connect(transport);
-  await transport.handleRequest(req, res, parsed);
+  return server;
 }
 
 /** POST, GET, DELETE /mcp; other methods get the generic 405 of behaviour.md §9.1. */
