@@ -111,7 +111,9 @@ export function renderJson(v: Json | undefined): string {
 /** Parse text as JSON, or undefined. */
 export function tryParseJson(text: string): Json | undefined {
   const t = text.trim();
-  if (t === '') return undefined;
+  // A JSON text starts with one of these; checking first spares the thrown SyntaxError (and its
+  // stack trace) on every plain-text result, the common case of CLI actions.
+  if (!/^[[{"\-0-9tfn]/.test(t)) return undefined;
   try {
     return JSON.parse(t) as Json;
   } catch {
