@@ -1,4 +1,5 @@
-import matter from 'gray-matter';
+import { createRequire } from 'node:module';
+import type matterFn from 'gray-matter';
 import { VAR_NAME_RE } from '../domain/ids.js';
 import type { DocWarning, EnvDecl } from './types.js';
 
@@ -40,6 +41,18 @@ export function scalarText(v: unknown): string | undefined {
 }
 
 const DELIM = '<<<loom-frontmatter>>>';
+
+let matterLoaded: typeof matterFn | undefined;
+
+/**
+ * gray-matter (with js-yaml and esprima, ~4 MiB of heap) is loaded on the first document that has
+ * frontmatter, synchronously so the parser stays a plain function: a daemon whose documents have
+ * none never carries it, and a smaller resident daemon forks CLI actions faster (bench/actions).
+ */
+function matter(): typeof matterFn {
+  matterLoaded ??= createRequire(import.meta.url)('gray-matter') as typeof matterFn;
+  return matterLoaded;
+}
 
 const stripDollar = (s: string) => s.trim().replace(/^\$/, '');
 
@@ -126,7 +139,7 @@ export function parseFrontmatter(lines: string[]): Frontmatter {
   try {
     // Private delimiters so a YAML line starting with `---` cannot end the block early; passing
     // options also stops gray-matter from caching results by content.
-    data = matter(`${DELIM}\n${yaml}\n${DELIM}\n`, { delimiters: [DELIM, DELIM] }).data;
+    data = matter()(`${DELIM}\n${yaml}\n${DELIM}\n`, { delimiters: [DELIM, DELIM] }).data;
   } catch (err) {
     const e = err as YamlError;
     const where = e.mark ? ` at line ${e.mark.line + 1}` : '';
