@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { startDaemon, tempDir, type RunningDaemon } from '../helpers/daemon.js';
+
+/*
+ * The daemon's resident memory is part of the cost of every CLI action and /exec: each spawn forks
+ * the daemon (bench/actions). These tests hold the two measures that keep it small: V8's young
+ * generation stays at its initial size (src/cli/heapTuning.ts), and the MCP SDK, zod and turndown
+ * are loaded on first use only. A preload (`--import`) records every package module the daemon
+ * loads through ES module hooks and dumps V8's heap spaces on SIGUSR2.
+ */
+
+const dir = tempDir('loom-footprint-');
+const loadLog = join(dir, 'loaded.txt');
+const heapFile = join(dir, 'heap.json');
+let d: RunningDaemon;
+
+function writePreload(): string {
+  const hooks = join(dir, 'hooks.mjs');
+  writeFileSync(hooks, [
+    "import { appendFileSync } from 'node:fs';",
+    'let log;',
+    'export async function initialize(data) { log = data.log; }',
+    'export async function load(url, context, next) {',
+    "  if (url.includes('/node_modules/')) appendFileSync(log, url + '\\n');",
+    '  return next(url, context);',
+    '}',
+  ].join('\n'));
+  const preload = join(dir, 'preload.mjs');
+  writeFileSync(preload, [
+    "import { register } from 'node:module';",
+    "import { getHeapSpaceStatistics } from 'node:v8';",
+    "import { writeFileSync } from 'node:fs';",
+    `register(${JSON.stringify(pathToFileURL(hooks).href)}, { data: { log: ${JSON.stringify(loadLog)} } });`,
+    `process.on('SIGUSR2', () => writeFileSync(${JSON.stringify(heapFile)}, JSON.stringify(getHeapSpaceStatistics())));`,
+  ].join('\n'));
+  return preload;
+}
+
+const loaded = (): string => (existsSync(loadLog) ? readFileSync(loadLog, 'utf8') : '');
+
+async function exec(cmd: string): Promise<string> {
+  const r = await fetch(`${d.base}/exec`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Agent-Id': 'fp' }, body: JSON.stringify({ cmd, topic: 'main' }) });
+  return r.text();
+}
+
+beforeAll(async () => {
+  d = await startDaemon({ env: { NODE_OPTIONS: `--import=${pathToFileURL(writePreload()).href}` } });
+  const reg = (await (await fetch(`${d.base}/agents`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ agent_id: 'fp' }) })).json()) as { home: string };
+  mkdirSync(reg.home, { recursive: true });
+  writeFileSync(join(reg.home, 'doc.md'), '# Doc\n\n```act.hi\nCLI echo hi\n```\n');
+});
+afterAll(async () => { await d?.kill(); });
+
+describe('daemon footprint (bench/actions: a smaller daemon forks faster)', () => {
+  it('when commands, documents and CLI actions have run, then the MCP SDK, zod and turndown are not loaded', async () => {
+    expect(await exec('/help')).toContain('event: done');
+    expect(await exec('/open ~/doc.md')).toContain('Opened');
+    expect(await exec('/act.hi')).toContain('hi');
+    const urls = loaded();
+    // The hook works: the daemon's own packages are recorded.
+    expect(urls).toMatch(/node_modules\/express\//);
+    expect(urls).not.toMatch(/@modelcontextprotocol\/sdk/);
+    expect(urls).not.toMatch(/node_modules\/zod\//);
+    expect(urls).not.toMatch(/node_modules\/turndown\//);
+  });
+
+  it('when the first POST /mcp arrives, then the SDK loads and answers', async () => {
+    const r = await fetch(`${d.base}/mcp`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream', 'X-Agent-Id': 'fp' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } }),
+    });
+    expect(r.status).toBe(200);
+    expect(((await r.json()) as { result: { serverInfo: { name: string } } }).result.serverInfo.name).toBe('loom');
+    expect(loaded()).toMatch(/@modelcontextprotocol\/sdk/);
+  });
+
+  it('when 100 commands have run, then the young generation is still at its initial 2 MiB', async () => {
+    for (let i = 0; i < 100; i++) await exec('/info');
+    d.proc.kill('SIGUSR2');
+    const deadline = Date.now() + 5000;
+    while (!existsSync(heapFile) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    const spaces = JSON.parse(readFileSync(heapFile, 'utf8')) as Array<{ space_name: string; space_size: number }>;
+    const young = spaces.find((s) => s.space_name === 'new_space');
+    expect(young).toBeDefined();
+    // Two 1 MiB semi-spaces; V8's default would have grown them to 16 MiB each by now.
+    expect(young!.space_size).toBeLessThanOrEqual(2 * 1024 * 1024);
+  });
+});
