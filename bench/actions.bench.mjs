@@ -5,7 +5,7 @@
 // Also measured: `/info` through /exec (the protocol floor: HTTP + SSE + queue, no action) and
 // `/exec echo hi` (the daemon spawning the same bash without any action processing).
 import { spawn } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { Agent, createServer, request } from 'node:http';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
@@ -58,14 +58,10 @@ function bash() {
   });
 }
 
-async function time(fn, n) {
-  const samples = [];
-  for (let i = 0; i < n; i++) {
-    const t = process.hrtime.bigint();
-    await fn();
-    samples.push(Number(process.hrtime.bigint() - t) / 1e6);
-  }
-  samples.sort((a, b) => a - b);
+/** mean, p50, p95 of a list of milliseconds. */
+function stats(list) {
+  const samples = [...list].sort((a, b) => a - b);
+  const n = samples.length;
   const mean = samples.reduce((a, b) => a + b, 0) / n;
   return { mean, p50: samples[Math.floor(n * 0.5)], p95: samples[Math.floor(n * 0.95)] };
 }
@@ -94,25 +90,45 @@ try {
   // Warm up every path.
   for (let i = 0; i < 30; i++) { await bash(); await exec(d.port, '/act.hi'); await direct(stubPort); await exec(d.port, '/act.get'); await exec(d.port, '/info'); await exec(d.port, '/exec echo hi'); }
 
-  const acc = { bash: [], cli: [], direct: [], http: [], floor: [], oneshot: [] };
-  for (let r = 0; r < ROUNDS; r++) {
-    acc.bash.push(await time(bash, N));
-    acc.cli.push(await time(() => exec(d.port, '/act.hi'), N));
-    acc.direct.push(await time(() => direct(stubPort), N));
-    acc.http.push(await time(() => exec(d.port, '/act.get'), N));
-    acc.floor.push(await time(() => exec(d.port, '/info'), N));
-    acc.oneshot.push(await time(() => exec(d.port, '/exec echo hi'), N));
+  // Interleaved call by call (bash, /act.hi, GET, /act.get, /info, /exec echo hi, then again), so
+  // that drift in the speed of this shared machine hits every path alike.
+  const paths = {
+    bash,
+    cli: () => exec(d.port, '/act.hi'),
+    direct: () => direct(stubPort),
+    http: () => exec(d.port, '/act.get'),
+    floor: () => exec(d.port, '/info'),
+    oneshot: () => exec(d.port, '/exec echo hi'),
+  };
+  const samples = Object.fromEntries(Object.keys(paths).map((k) => [k, []]));
+  for (let i = 0; i < N * ROUNDS; i++) {
+    for (const [k, fn] of Object.entries(paths)) {
+      const t = process.hrtime.bigint();
+      await fn();
+      samples[k].push(Number(process.hrtime.bigint() - t) / 1e6);
+    }
   }
-  const avg = (k, f) => acc[k].reduce((a, s) => a + s[f], 0) / ROUNDS;
+  const acc = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, [stats(v)]]));
+  const rssAnon = (pid) => Number(/RssAnon:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+  const memory = { daemon: rssAnon(d.pid), bench: rssAnon(process.pid) };
+  const avg = (k, f) => acc[k][0][f];
   const row = (label, k) => `| ${label} | ${fmt(avg(k, 'mean'))} | ${fmt(avg(k, 'p50'))} | ${fmt(avg(k, 'p95'))} |`;
-  const cliAdded = avg('cli', 'mean') - avg('bash', 'mean');
-  const httpAdded = avg('http', 'mean') - avg('direct', 'mean');
-  const floor = avg('floor', 'mean');
-  const cliOwn = avg('cli', 'mean') - avg('oneshot', 'mean');
-  const httpOwn = avg('http', 'mean') - avg('direct', 'mean') - floor;
+  const added = (f) => ({
+    cli: avg('cli', f) - avg('bash', f),
+    http: avg('http', f) - avg('direct', f),
+    floor: avg('floor', f),
+    spawn: avg('oneshot', f) - avg('floor', f) - avg('bash', f),
+    cliOwn: avg('cli', f) - avg('oneshot', f),
+    httpOwn: avg('http', f) - avg('direct', f) - avg('floor', f),
+  });
+  const m = added('mean');
+  const p = added('p50');
   const verdict = (x) => (x <= 2 ? 'meets' : 'misses');
+  const line = (label, k, target) => `| ${label} | ${fmt(m[k])} | ${fmt(p[k])} |${target ? ` ${verdict(m[k])} |` : ' |'}`;
   writeResult('actions', 'Actions: overhead per call (issue 6)', `
-${N} sequential calls per measurement, ${ROUNDS} interleaved rounds, averaged. Times in ms.
+${N * ROUNDS} calls of each path, sequential, interleaved call by call (bash, /act.hi, GET, /act.get,
+/info, /exec echo hi, then again) so that drift in the speed of this shared machine hits every path
+alike. Times in ms.
 
 | Path | mean | p50 | p95 |
 |---|---|---|---|
@@ -123,19 +139,20 @@ ${row('`/act.get` (same GET) through POST /exec', 'http')}
 ${row('`/info` through POST /exec (protocol floor, no action)', 'floor')}
 ${row('`/exec echo hi` (the daemon spawning bash, no action processing)', 'oneshot')}
 
-| Overhead added by Loom (mean) | ms | target ≤ 2 ms |
-|---|---|---|
-| CLI action vs direct spawn | ${fmt(cliAdded)} | ${verdict(cliAdded)} |
-| HTTP action vs direct request | ${fmt(httpAdded)} | ${verdict(httpAdded)} |
-| of which the /exec round trip itself (\`/info\`) | ${fmt(floor)} | |
-| CLI action vs \`/exec echo hi\` (action processing alone) | ${fmt(cliOwn)} | |
-| HTTP action minus direct request minus /exec floor (action processing alone) | ${fmt(httpOwn)} | |
+| Overhead added by Loom | from means | from medians | target ≤ 2 ms (means) |
+|---|---|---|---|
+${line('CLI action vs direct spawn', 'cli', true)}
+${line('HTTP action vs direct request', 'http', true)}
+${line('of which the /exec round trip itself (`/info`)', 'floor')}
+${line('of which the daemon spawning bash instead of the bench process (`/exec echo hi` − `/info` − direct spawn)', 'spawn')}
+${line('of which CLI action processing (`/act.hi` − `/exec echo hi`)', 'cliOwn')}
+${line('HTTP action processing (`/act.get` − direct request − `/info`)', 'httpOwn')}
 
-The overhead includes the whole /exec round trip (HTTP request, topic queue, SSE answer of three
-events) plus binding, substitution, environment building and result rendering. Spawning bash from
-the daemon costs more than from the small bench process (compare the \`/exec echo hi\` row): that
-part is the fork of a larger process, not action processing. The machine (2 cores) was shared with
-other builds while this ran (load average ${loadavg()[0].toFixed(1)} at the end), so p95 values are noisy.
+Resident anonymous memory at the end: daemon ${memory.daemon.toFixed(1)} MiB, bench process ${memory.bench.toFixed(1)} MiB.
+Node 20 spawns by fork(): the cost of a spawn grows with the resident memory of the process that
+spawns, which is why the daemon's spawn of the same bash costs more than the bench process's
+(docs/architecture.md, "Resident memory"). The machine has 2 cores shared by the bench process, the
+daemon and bash (load average ${loadavg()[0].toFixed(1)} at the end), so p95 values are noisy.
 `);
 } finally {
   await d.stop();
