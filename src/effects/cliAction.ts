@@ -1,5 +1,5 @@
-import { spawn } from 'node:child_process';
 import { killGroup, track } from './processes.js';
+import { spawnShell } from './shellSpawn.js';
 
 /**
  * The process side of CLI actions (behaviour.md §4.8): `/bin/bash -c <command>` in its own process
@@ -59,7 +59,7 @@ export function runCliAction(req: CliActionRequest): Promise<CliActionOutcome> {
     let timedOut = false;
     let aborted = false;
     let killTimer: NodeJS.Timeout | undefined;
-    const child = spawn('/bin/bash', ['-c', req.command], { cwd: req.cwd, env: req.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnShell(req.command, { cwd: req.cwd, env: req.env });
     track(child);
     const timer = setTimeout(() => {
       timedOut = true;

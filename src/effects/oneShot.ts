@@ -1,6 +1,6 @@
-import { spawn } from 'node:child_process';
 import { EXEC_OUTPUT_BYTES } from '../domain/limits.js';
 import { killGroup, track } from './processes.js';
+import { spawnShell } from './shellSpawn.js';
 
 /** Outcome of a one-shot shell command. */
 export interface ShellOutcome {
@@ -50,7 +50,7 @@ class HeadTail {
  */
 export function runOneShot(opts: { text: string; cwd: string; env: NodeJS.ProcessEnv; timeoutMs: number; signal?: AbortSignal }): Promise<ShellOutcome> {
   return new Promise((resolve) => {
-    const child = spawn('/bin/bash', ['-c', opts.text], { cwd: opts.cwd, env: opts.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnShell(opts.text, { cwd: opts.cwd, env: opts.env });
     track(child);
     const out = new HeadTail(EXEC_OUTPUT_BYTES / 2);
     let timedOut = false;

@@ -1,0 +1,116 @@
+import { spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import { createRequire } from 'node:module';
+import { Socket } from 'node:net';
+import { constants } from 'node:os';
+import type { Readable } from 'node:stream';
+
+/**
+ * `/bin/bash -c <command>` for CLI actions (behaviour.md §4.8) and `/exec` (§8.2): its own process
+ * group (session leader), stdin `/dev/null`, stdout and stderr as pipes, the given cwd and
+ * environment, every signal at its default disposition.
+ *
+ * Why not only `child_process.spawn`: Node 20's libuv starts children with fork(), which copies the
+ * page tables of the whole daemon and then costs it a copy-on-write fault per page it writes, so a
+ * spawn costs in proportion to the daemon's resident memory (bench/actions, docs/architecture.md).
+ * The native helper (native/spawn.cc, built at install by node-gyp) uses glibc's posix_spawn,
+ * i.e. clone(CLONE_VM | CLONE_VFORK): nothing is copied. Where it is not built (not Linux, no
+ * compiler) the same child comes from child_process.spawn.
+ */
+
+interface NativeSpawn {
+  spawn(file: string, argv: string[], envp: string[], cwd: string): [pid: number, stdoutFd: number, stderrFd: number];
+  watch(pid: number, onExit: (code: number | null, signal: number) => void): void;
+}
+
+function loadNative(): NativeSpawn | null {
+  if (process.platform !== 'linux' || process.env.LOOM_NATIVE_SPAWN === '0') return null;
+  try {
+    return createRequire(import.meta.url)('../../build/Release/loom_spawn.node') as NativeSpawn;
+  } catch {
+    return null;
+  }
+}
+
+const native = loadNative();
+
+/** True when shells start through posix_spawn (the native helper is built and loaded). */
+export function nativeSpawnAvailable(): boolean {
+  return native !== null;
+}
+
+/**
+ * The started shell, as much of ChildProcess as its callers use: `pid`, `stdout`, `stderr`, and
+ * the events `error` (could not start), `exit` (code, signal name) and `close` (after `exit` and
+ * the end of both pipes, which background children may hold open).
+ */
+export interface ShellChild extends EventEmitter {
+  readonly pid: number | undefined;
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+}
+
+const SIGNAL_NAMES = new Map<number, NodeJS.Signals>(Object.entries(constants.signals).map(([name, n]) => [n, name as NodeJS.Signals]));
+
+/** A NUL cannot cross execve: such input goes to child_process.spawn, which refuses it as before. */
+const hasNul = (s: string) => s.includes('\0');
+
+class NativeChild extends EventEmitter implements ShellChild {
+  readonly pid: number;
+  readonly stdout: Socket;
+  readonly stderr: Socket;
+
+  constructor(lib: NativeSpawn, pid: number, outFd: number, errFd: number) {
+    super();
+    this.pid = pid;
+    this.stdout = new Socket({ fd: outFd, readable: true, writable: false });
+    this.stderr = new Socket({ fd: errFd, readable: true, writable: false });
+    let pending = 3;
+    let result: [number | null, NodeJS.Signals | null] = [null, null];
+    const step = () => {
+      if (--pending === 0) this.emit('close', ...result);
+    };
+    this.stdout.once('close', step);
+    this.stderr.once('close', step);
+    lib.watch(pid, (code, signal) => {
+      result = [code, signal === 0 ? null : SIGNAL_NAMES.get(signal) ?? null];
+      this.emit('exit', ...result);
+      step();
+    });
+  }
+}
+
+/** Start `/bin/bash -c <command>`; never throws (a failed start is an `error` event, as with child_process). */
+export function spawnShell(command: string, opts: { cwd: string; env: NodeJS.ProcessEnv }): ShellChild {
+  if (native) {
+    const envp: string[] = [];
+    let nul = hasNul(command) || hasNul(opts.cwd);
+    for (const [k, v] of Object.entries(opts.env)) {
+      if (v === undefined) continue;
+      const pair = `${k}=${v}`;
+      if (hasNul(pair)) nul = true;
+      envp.push(pair);
+    }
+    if (!nul) {
+      let started: [number, number, number];
+      try {
+        started = native.spawn('/bin/bash', ['/bin/bash', '-c', command], envp, opts.cwd);
+      } catch (err) {
+        return failedStart(err as Error & { errno?: number });
+      }
+      return new NativeChild(native, ...started);
+    }
+  }
+  return spawn('/bin/bash', ['-c', command], { cwd: opts.cwd, env: opts.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] }) as ShellChild;
+}
+
+/** child_process reports a failed start (e.g. a missing cwd) as `spawn /bin/bash ENOENT`, on a later tick. */
+function failedStart(err: Error & { errno?: number }): ShellChild {
+  const child = new EventEmitter() as EventEmitter & { pid: undefined; stdout: Readable; stderr: Readable };
+  const empty = () => { const s = new Socket(); s.destroy(); return s; };
+  Object.assign(child, { pid: undefined, stdout: empty(), stderr: empty() });
+  const code = Object.entries(constants.errno).find(([, n]) => n === err.errno)?.[0] ?? 'EUNKNOWN';
+  const e = Object.assign(new Error(`spawn /bin/bash ${code}`), { code, errno: -(err.errno ?? 0), syscall: 'spawn /bin/bash', path: '/bin/bash' });
+  process.nextTick(() => child.emit('error', e));
+  return child as ShellChild;
+}
