@@ -6,7 +6,7 @@
 // `/exec echo hi` (the daemon spawning the same bash without any action processing).
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { Agent, createServer, request } from 'node:http';
+import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { startDaemon, writeResult } from './common.mjs';
@@ -88,9 +88,14 @@ function minimalBash() {
 
 const fmt = (x) => x.toFixed(3);
 
-const stub = createServer((req, res) => { res.writeHead(200, { 'Content-Type': 'application/json' }); res.end('{"ok":true}'); });
-await new Promise((r) => stub.listen(0, '127.0.0.1', r));
-const stubPort = stub.address().port;
+// The loopback server runs in a process of its own, as any server an action calls does: inside this
+// process the direct request would cross no process boundary at all and look cheaper than any real one.
+const STUB = `
+const { createServer } = require('node:http');
+const s = createServer((req, res) => { res.writeHead(200, { 'Content-Type': 'application/json' }); res.end('{"ok":true}'); });
+s.listen(0, '127.0.0.1', () => process.stdout.write(s.address().port + '\\n'));`;
+const stub = spawn(process.execPath, ['-e', STUB], { stdio: ['ignore', 'pipe', 'inherit'] });
+const stubPort = await new Promise((resolve) => { let out = ''; stub.stdout.on('data', (c) => { out += c; if (out.includes('\n')) resolve(Number(out.trim())); }); });
 
 const d = await startDaemon();
 try {
@@ -175,7 +180,7 @@ alike. Times in ms.
 ${row("`bash -c 'echo hi'` spawned directly (by this bench process)", 'bash')}
 ${row("`bash -c 'echo hi'` spawned by a minimal Node process (timed inside it)", 'minimal')}
 ${row('`/act.hi` (CLI `echo hi`) through POST /exec', 'cli')}
-${row('GET on a loopback server, direct node:http', 'direct')}
+${row('GET on a loopback server (own process), direct node:http', 'direct')}
 ${row('`/act.get` (same GET) through POST /exec', 'http')}
 ${row('`/info` through POST /exec (protocol floor, no action)', 'floor')}
 ${row('`/exec echo hi` (the daemon spawning bash, no action processing)', 'oneshot')}
@@ -205,7 +210,7 @@ bench process. The daemon starts bash with posix_spawn (native/spawn.cc; docs/ar
 } finally {
   minimal.kill();
   await d.stop();
-  stub.close();
+  stub.kill();
   agent.destroy();
   directAgent.destroy();
 }

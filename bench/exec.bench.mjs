@@ -19,21 +19,42 @@ function load(url, headers) {
 
 const row = (name, r) => `| ${name} | ${Math.round(r.requests.average)} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx} | ${r.errors} |`;
 
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const skPort = await freePort();
 const sk = await startSkeleton(skPort);
-await load(`http://127.0.0.1:${skPort}/exec`, {}); // warm-up run discarded
-const base = await load(`http://127.0.0.1:${skPort}/exec`, {});
-sk.close();
-
 const d = await startDaemon();
 await fetch(`${d.base}/agents`, { method: 'POST', body: JSON.stringify({ agent_id: 'bench' }) });
-await load(`${d.base}/exec`, { 'X-Agent-Id': 'bench' });
-const loom = await load(`${d.base}/exec`, { 'X-Agent-Id': 'bench' });
+const targets = {
+  skeleton: () => load(`http://127.0.0.1:${skPort}/exec`, {}),
+  loom: () => load(`${d.base}/exec`, { 'X-Agent-Id': 'bench' }),
+};
+// Warm-up runs discarded; then the two servers alternate, round by round, so that a slow or fast
+// spell of this shared machine does not land on one of them only.
+for (const run of Object.values(targets)) await run();
+const runs = { skeleton: [], loom: [] };
+for (let r = 0; r < ROUNDS; r++) for (const [k, run] of Object.entries(targets)) runs[k].push(await run());
+sk.close();
 await d.stop();
+/** The rounds of one server folded into one row (mean req/s; worst p50/p99; summed failures). */
+const fold = (rs) => ({
+  requests: { average: rs.reduce((a, r) => a + r.requests.average, 0) / rs.length },
+  latency: { p50: Math.max(...rs.map((r) => r.latency.p50)), p99: Math.max(...rs.map((r) => r.latency.p99)) },
+  non2xx: rs.reduce((a, r) => a + r.non2xx, 0),
+  errors: rs.reduce((a, r) => a + r.errors, 0),
+});
+const base = fold(runs.skeleton);
+const loom = fold(runs.loom);
+const perRound = runs.skeleton.map((r, i) => `| ${i + 1} | ${Math.round(r.requests.average)} | ${Math.round(runs.loom[i].requests.average)} | ${(100 * runs.loom[i].requests.average / r.requests.average).toFixed(1)} % |`).join('\n');
 
 const ratio = loom.requests.average / base.requests.average;
 writeResult('exec', 'POST /exec (/help, 16 connections, 16 topics)', `
-Each run lasts ${DURATION} s after a discarded warm-up run of the same length; autocannon, HTTP/1.1 keep-alive.
+${ROUNDS} rounds of ${DURATION} s per server, the servers alternating, after a discarded warm-up run of each;
+autocannon, HTTP/1.1 keep-alive. Rows: mean req/s over the rounds, the worst p50 and p99 of any round.
+
+| round | skeleton req/s | Loom req/s | Loom / skeleton |
+|---|---|---|---|
+${perRound}
+
 
 | server | req/s | p50 ms | p99 ms | non-2xx | errors |
 |---|---|---|---|---|---|
