@@ -3,8 +3,8 @@ import { CMD_DESCRIPTION, TOOL_DESCRIPTION, TOOL_TITLE, TOPIC_DESCRIPTION } from
 
 /*
  * The zod side of the `loom` tool, apart from mcpTool.ts so that the daemon loads zod and the MCP
- * SDK only when the first POST /mcp arrives (src/http/routes/mcp.ts): a smaller resident daemon
- * forks CLI actions faster (bench/actions).
+ * SDK only when the first POST /mcp arrives (src/http/routes/mcp.ts; docs/architecture.md,
+ * "Resident memory").
  */
 
 /** Input schema of the `loom` tool (behaviour.md §10.1): both strings, minLength 1, required. */

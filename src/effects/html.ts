@@ -15,7 +15,7 @@ function hasAncestor(node: DomNode, name: string): boolean {
 
 let turndown: Promise<typeof TurndownService> | undefined;
 
-/** turndown (and its DOM parser) load on the first HTML page: most daemons never see one, and a smaller resident daemon forks CLI actions faster. */
+/** turndown (and its DOM parser) load on the first HTML page: most daemons never see one (docs/architecture.md, "Resident memory"). */
 function loadTurndown(): Promise<typeof TurndownService> {
   turndown ??= import('turndown').then((m) => m.default).catch((err: unknown) => {
     turndown = undefined;

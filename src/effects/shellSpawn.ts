@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { createRequire } from 'node:module';
 import { Socket } from 'node:net';
-import { constants } from 'node:os';
+import { constants, release } from 'node:os';
 import type { Readable } from 'node:stream';
 
 /**
@@ -15,7 +15,7 @@ import type { Readable } from 'node:stream';
  * spawn costs in proportion to the daemon's resident memory (bench/actions, docs/architecture.md).
  * The native helper (native/spawn.cc, built at install by node-gyp) uses glibc's posix_spawn,
  * i.e. clone(CLONE_VM | CLONE_VFORK): nothing is copied. Where it is not built (not Linux, no
- * compiler) the same child comes from child_process.spawn.
+ * compiler, Linux before 5.3) the same child comes from child_process.spawn.
  */
 
 interface NativeSpawn {
@@ -23,8 +23,14 @@ interface NativeSpawn {
   watch(pid: number, onExit: (code: number | null, signal: number) => void): void;
 }
 
+/** pidfd_open, which `watch` needs, came with Linux 5.3. */
+function kernelHasPidfd(): boolean {
+  const [major, minor] = release().split('.').map((n) => Number.parseInt(n, 10));
+  return major > 5 || (major === 5 && minor >= 3);
+}
+
 function loadNative(): NativeSpawn | null {
-  if (process.platform !== 'linux' || process.env.LOOM_NATIVE_SPAWN === '0') return null;
+  if (process.platform !== 'linux' || process.env.LOOM_NATIVE_SPAWN === '0' || !kernelHasPidfd()) return null;
   try {
     return createRequire(import.meta.url)('../../build/Release/loom_spawn.node') as NativeSpawn;
   } catch {

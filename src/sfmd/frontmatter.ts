@@ -47,7 +47,7 @@ let matterLoaded: typeof matterFn | undefined;
 /**
  * gray-matter (with js-yaml and esprima, ~4 MiB of heap) is loaded on the first document that has
  * frontmatter, synchronously so the parser stays a plain function: a daemon whose documents have
- * none never carries it, and a smaller resident daemon forks CLI actions faster (bench/actions).
+ * none never carries it (docs/architecture.md, "Resident memory").
  */
 function matter(): typeof matterFn {
   matterLoaded ??= createRequire(import.meta.url)('gray-matter') as typeof matterFn;

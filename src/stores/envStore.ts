@@ -62,20 +62,20 @@ export class FileEnvStore implements EnvStore {
 
   private load(agentId: string): Cached {
     const path = this.file(agentId);
-    // throwIfNoEntry: a missing file is the common case (no /set yet) and is looked up several times per action call.
-    let st: ReturnType<typeof statSync> | undefined;
+    let mtimeMs: number | undefined;
     try {
-      st = statSync(path, { throwIfNoEntry: false });
+      // No file (no /set yet) is the common case and is looked up several times per action call:
+      // throwIfNoEntry spares building an exception each time.
+      mtimeMs = statSync(path, { throwIfNoEntry: false })?.mtimeMs;
     } catch {
-      st = undefined;
+      // Unreadable state folder: treated as no file.
     }
-    if (!st) {
+    if (mtimeMs === undefined) {
       // No file yet: an empty store (also after the agent's state folder was deleted).
       const fresh = { mtimeMs: -1, data: empty(), warnings: [] };
       this.cache.set(agentId, fresh);
       return fresh;
     }
-    const mtimeMs = st.mtimeMs;
     const cached = this.cache.get(agentId);
     if (cached && cached.mtimeMs === mtimeMs) return cached;
     const text = readFileIfExists(path) ?? '';

@@ -5,9 +5,9 @@ import { pathToFileURL } from 'node:url';
 import { startDaemon, tempDir, type RunningDaemon } from '../helpers/daemon.js';
 
 /*
- * The daemon's resident memory is part of the cost of every CLI action and /exec: each spawn forks
- * the daemon (bench/actions), so the MCP SDK, zod and turndown are loaded on first use only. A
- * preload (`--import`) records every package module the daemon loads through ES module hooks.
+ * The daemon keeps its resident memory small (docs/architecture.md, "Resident memory"): the MCP
+ * SDK, zod and turndown are loaded on first use only. A preload (`--import`) records every package
+ * module the daemon loads through ES module hooks.
  */
 
 const dir = tempDir('loom-footprint-');
@@ -48,7 +48,7 @@ beforeAll(async () => {
 });
 afterAll(async () => { await d?.kill(); });
 
-describe('daemon footprint (bench/actions: a smaller daemon forks faster)', () => {
+describe('daemon footprint (modules loaded on first use)', () => {
   it('when commands, documents and CLI actions have run, then the MCP SDK, zod and turndown are not loaded', async () => {
     expect(await exec('/help')).toContain('event: done');
     expect(await exec('/open ~/doc.md')).toContain('Opened');

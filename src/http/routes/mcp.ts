@@ -69,8 +69,8 @@ let server: Promise<typeof import('../../mcp/server.js')> | undefined;
 
 /**
  * The MCP SDK (and zod, Ajv) load on the first POST /mcp, not at start: they are about a third of
- * the daemon's heap, and every CLI action forks the daemon, which costs in proportion to its
- * resident memory (bench/actions). A failed load is retried on the next request.
+ * the daemon's heap, which most daemons never need (docs/architecture.md, "Resident memory"). A
+ * failed load is retried on the next request.
  */
 function loadServer(): Promise<typeof import('../../mcp/server.js')> {
   server ??= import('../../mcp/server.js').catch((err: unknown) => {
