@@ -126,9 +126,12 @@ void OnReadable(uv_poll_t* h, int /*status*/, int /*events*/) {
   Watch* w = static_cast<Watch*>(h->data);
   siginfo_t si;
   memset(&si, 0, sizeof si);
-  if (waitid(P_PID, w->pid, &si, WEXITED | WNOHANG) != 0 || si.si_pid == 0) {
-    if (errno != ECHILD) return;  // not ended yet: wait for the next readiness
-  }
+  int rc = waitid(P_PID, w->pid, &si, WEXITED | WNOHANG);
+  if (rc == 0 && si.si_pid == 0) return;    // not ended yet: wait for the next readiness
+  if (rc != 0 && errno == EINTR) return;    // the pidfd stays readable: polled again
+  // rc != 0 otherwise means ECHILD (reaped by someone else): the status is unknown, reported as
+  // neither a code nor a signal (si is still zeroed).
+  if (rc != 0) memset(&si, 0, sizeof si);
   uv_poll_stop(h);
   Napi::Env env = w->cb.Env();
   Napi::HandleScope scope(env);
