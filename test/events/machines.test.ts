@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { createActor } from 'xstate';
+import { getAdjacencyMap, getShortestPaths, getSimplePaths } from 'xstate/graph';
 import { eventMachine, nextEventState, type EventState, type EventTrigger } from '../../src/machines/event.js';
 import { webhookTokenMachine } from '../../src/machines/webhookToken.js';
 
@@ -59,5 +60,51 @@ describe('spec §3 Webhook token table', () => {
     a.send({ type: 'webhook.post', token: T2 });
     a.send({ type: 'webhook.post', token: T3 });
     expect(a.getSnapshot().context).toEqual({ token: T3, rotations: 2 });
+  });
+});
+
+describe('Event and webhook token machines: path coverage (xstate/graph)', () => {
+  const triggers = ['webhook.post', 'events.ack', 'events.clear', 'events.clear.all'].map((type) => ({ type })) as Array<{ type: EventTrigger }>;
+
+  it('when every trigger is tried from every event state, then all four states are reachable and the shortest paths are the table rows', () => {
+    const paths = getShortestPaths(eventMachine, { events: triggers });
+    const byState = new Map(paths.map((p) => [String(p.state.value), p.steps.map((s) => s.event.type as string).filter((t) => t !== 'xstate.init')]));
+    expect([...byState.keys()].sort()).toEqual(['acked', 'deleted', 'none', 'pending']);
+    expect(byState.get('pending')).toEqual(['webhook.post']);
+    expect(byState.get('acked')).toEqual(['webhook.post', 'events.ack']);
+    // `--all` removes a pending event at once: the shortest way to deleted skips the ack.
+    expect(byState.get('deleted')).toEqual(['webhook.post', 'events.clear.all']);
+  });
+
+  it('when all simple paths are enumerated, then deleted is final and only ever the last step', () => {
+    const paths = getSimplePaths(eventMachine, { events: triggers });
+    expect(paths.length).toBeGreaterThan(0);
+    for (const p of paths) {
+      const idx = p.steps.findIndex((s) => s.state.status === 'done');
+      if (idx >= 0) expect(idx).toBe(p.steps.length - 1);
+    }
+    const finals = new Set(paths.filter((p) => p.state.status === 'done').map((p) => String(p.state.value)));
+    expect([...finals]).toEqual(['deleted']);
+  });
+
+  it('when the token machine starts with and without a stored token, then none and exists are reachable and GET never leaves exists', () => {
+    const events = [{ type: 'webhook.get', token: 'wh_new' }, { type: 'webhook.post', token: 'wh_new' }] as const;
+    // A state is its value and token: `rotations` counts up forever and would make the graph infinite.
+    const serializeState = (s: { value: unknown; context: { token: string | null } }) => `${String(s.value)} ${s.context.token}`;
+    const opts = { events: [...events], serializeState } as const;
+    const fresh = getShortestPaths(webhookTokenMachine, { ...opts, input: { token: null } });
+    expect(new Set(fresh.map((p) => String(p.state.value)))).toEqual(new Set(['none', 'exists']));
+    const stored = getShortestPaths(webhookTokenMachine, { ...opts, input: { token: 'wh_old' } });
+    expect(new Set(stored.map((p) => String(p.state.value)))).toEqual(new Set(['exists']));
+    const adjacency = getAdjacencyMap(webhookTokenMachine, { ...opts, input: { token: 'wh_old' } });
+    for (const node of Object.values(adjacency)) {
+      if (node.state.value !== 'exists') continue;
+      for (const [key, edge] of Object.entries(node.transitions)) {
+        expect(edge.state.value).toBe('exists');
+        // GET returns the token unchanged; POST replaces it.
+        if (key.includes('webhook.get')) expect(edge.state.context.token).toBe(node.state.context.token);
+        else expect(edge.state.context.token).toBe('wh_new');
+      }
+    }
   });
 });
