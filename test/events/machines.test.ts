@@ -99,7 +99,7 @@ describe('Event and webhook token machines: path coverage (xstate/graph)', () =>
     const adjacency = getAdjacencyMap(webhookTokenMachine, { ...opts, input: { token: 'wh_old' } });
     for (const node of Object.values(adjacency)) {
       if (node.state.value !== 'exists') continue;
-      for (const [key, edge] of Object.entries(node.transitions)) {
+      for (const [key, edge] of Object.entries(node.transitions) as Array<[string, { state: { value: unknown; context: { token: string | null } } }]>) {
         expect(edge.state.value).toBe('exists');
         // GET returns the token unchanged; POST replaces it.
         if (key.includes('webhook.get')) expect(edge.state.context.token).toBe(node.state.context.token);
