@@ -97,6 +97,7 @@ describe('Event and webhook token machines: path coverage (xstate/graph)', () =>
     const stored = getShortestPaths(webhookTokenMachine, { ...opts, input: { token: 'wh_old' } });
     expect(new Set(stored.map((p) => String(p.state.value)))).toEqual(new Set(['exists']));
     const adjacency = getAdjacencyMap(webhookTokenMachine, { ...opts, input: { token: 'wh_old' } });
+    let edges = 0;
     for (const node of Object.values(adjacency)) {
       if (node.state.value !== 'exists') continue;
       for (const [key, edge] of Object.entries(node.transitions) as Array<[string, { state: { value: unknown; context: { token: string | null } } }]>) {
@@ -104,7 +105,10 @@ describe('Event and webhook token machines: path coverage (xstate/graph)', () =>
         // GET returns the token unchanged; POST replaces it.
         if (key.includes('webhook.get')) expect(edge.state.context.token).toBe(node.state.context.token);
         else expect(edge.state.context.token).toBe('wh_new');
+        edges++;
       }
     }
+    // exists(wh_old) and exists(wh_new), each with a GET and a POST edge.
+    expect(edges).toBe(4);
   });
 });
