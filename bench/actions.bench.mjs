@@ -135,7 +135,7 @@ try {
     }
     samples.minimal.push(await minimalBash());
   }
-  const acc = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, [stats(v)]]));
+  const acc = Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, stats(v)]));
   // For comparison, the method of the first version of this bench: each path BLOCK calls in a row,
   // the paths one after another, ROUNDS times. Hot caches favour the short direct paths, and a slow
   // spell of the shared machine lands on whichever block is running.
@@ -155,7 +155,7 @@ try {
   const blockHttp = blockMean('http') - blockMean('direct');
   const rssAnon = (pid) => Number(/RssAnon:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
   const memory = { daemon: rssAnon(d.pid), bench: rssAnon(process.pid), minimal: rssAnon(minimal.pid) };
-  const avg = (k, f) => acc[k][0][f];
+  const avg = (k, f) => acc[k][f];
   const row = (label, k) => `| ${label} | ${fmt(avg(k, 'mean'))} | ${fmt(avg(k, 'p50'))} | ${fmt(avg(k, 'p95'))} |`;
   const added = (f) => ({
     cli: avg('cli', f) - avg('bash', f),
