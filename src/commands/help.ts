@@ -1,5 +1,6 @@
 import { content, fail } from '../domain/result.js';
 import type { Command, CommandContext } from './types.js';
+import { ownValue } from '../domain/keys.js';
 import { HELP_ENTRIES, HELP_PAGE } from './helpText.js';
 
 /**
@@ -15,7 +16,7 @@ export const helpCommand: Command = {
   run(ctx) {
     const arg = ctx.args.trim().replace(/^\//, '').toLowerCase();
     if (arg) {
-      const entry = HELP_ENTRIES[arg];
+      const entry = ownValue(HELP_ENTRIES, arg);
       if (!entry) return fail('NOT_FOUND', `No help for /${arg}`);
       return content(`Help: /${arg}`, [...entry.syntax, entry.sentence, ...(entry.flags ?? [])]);
     }
