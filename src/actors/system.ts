@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { Actor } from 'xstate';
 import type { AgentInput } from '../domain/agentInput.js';
@@ -11,6 +11,7 @@ import type { TopicRef } from '../domain/topic.js';
 import { agentMachine } from '../machines/agent.js';
 import { parseCommand, type CommandRegistry } from '../commands/registry.js';
 import type { DaemonInfo, Services, TopicStatus } from '../commands/types.js';
+import { checkAgentRoots, createHome } from '../effects/homePolicy.js';
 import { killAll } from '../effects/processes.js';
 import { ActorFactory } from './inspection.js';
 import { TopicActor, type ExecSink } from './topicActor.js';
@@ -90,10 +91,12 @@ export class LoomSystem {
 
   /** POST /agents (spec §4.3): idempotent; only provided fields change; createdAt kept. */
   async registerAgent(input: AgentInput): Promise<Record<string, unknown>> {
+    // behaviour.md §9.5 order: home and allowed_paths (policy: issue 12), then extensions, all before any change.
+    checkAgentRoots({ dataDir: this.deps.info.dataDir, agentId: input.agentId, home: input.home, allowedPaths: input.allowedPaths });
     for (const ext of this.registration) ext.validate?.(input);
     const existing = this.deps.agents.get(input.agentId);
     const home = input.home !== undefined ? resolve(input.home) : existing?.home ?? this.defaultHome(input.agentId);
-    mkdirSync(home, { recursive: true, mode: 0o700 });
+    createHome(home);
     const record: AgentRecord = {
       ...(existing ?? {}),
       id: input.agentId,
