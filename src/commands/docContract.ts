@@ -1,11 +1,10 @@
-import type { CommandResult } from '../domain/result.js';
 import type { ActionDoc } from '../sfmd/types.js';
-import type { CommandContext } from './types.js';
+import type { ActionServices } from './types.js';
 
 /**
  * The contract between the documents feature (issue 5: loading, rendering, /act listing and --help)
- * and the actions feature (issue 6: invocation, execution, templates, default actions). Each side
- * registers its providers in `services.ext` under these keys; neither imports the other.
+ * and the actions feature (issue 6: invocation, execution, templates, default actions). The actions
+ * feature provides `services.actions` (commands/types.ts ActionServices); neither imports the other.
  */
 
 /** behaviour.md §3.1 origin of a document. */
@@ -29,19 +28,8 @@ export interface LoadedDocument {
   requirements?: string;
 }
 
-/** Provided by the documents feature: the topic's current document, loading the package root in an `app` topic with no document (env check applies). Returns a failure result when it cannot. */
-export type CurrentDocumentProvider = (ctx: CommandContext) => Promise<LoadedDocument | CommandResult | null>;
-export const CURRENT_DOCUMENT_KEY = 'documents.current';
+/** The actions feature's invoker (services.actions.invoke): action `id` with argument text `args` (behaviour.md §5). */
+export type ActionInvoker = ActionServices['invoke'];
 
-/** Provided by the actions feature: invoke action `id` with argument text `args` (behaviour.md §5). */
-export type ActionInvoker = (ctx: CommandContext, loaded: LoadedDocument, id: string, args: string) => Promise<CommandResult>;
-export const INVOKE_ACTION_KEY = 'actions.invoke';
-
-/** Provided by the actions feature: run the `default:` action after /open, /refresh, /back (behaviour.md §4.13); returns the part after the rule. */
-export type DefaultActionRunner = (ctx: CommandContext, loaded: LoadedDocument) => Promise<CommandResult>;
-export const DEFAULT_ACTION_KEY = 'actions.runDefault';
-
-/** Type guard: a provider answer that is a loaded document, not a failure. */
-export function isLoaded(x: LoadedDocument | CommandResult | null): x is LoadedDocument {
-  return x !== null && 'doc' in x;
-}
+/** The actions feature's default-action runner (services.actions.runDefault, behaviour.md §4.13). */
+export type DefaultActionRunner = ActionServices['runDefault'];

@@ -33,7 +33,7 @@ describe('POST /agents (spec §4.3; behaviour.md §9.5)', () => {
       const r = await post({ agent_id: 'h2', allowed_paths });
       expect(r).toMatchObject({ status: 400, body: { error: 'allowed_paths must be an array of absolute paths' } });
     }
-    expect(t.c.system.deps.agents.get('h2')).toBeUndefined();
+    expect(t.c.system.hasAgent('h2')).toBe(false);
   });
 
   it('when a new agent registers without home, then created is true and the default home exists with mode 0700', async () => {
