@@ -3,7 +3,7 @@ import type { AgentRecord, AgentStore, Clock, EnvStore, PackageRegistry } from '
 import type { CommandResult } from '../domain/result.js';
 import type { SessionState } from '../domain/session.js';
 import type { HubName } from '../domain/topic.js';
-import type { LoadedDocument } from './docContract.js';
+import type { ActionDoc } from '../sfmd/types.js';
 
 /** Daemon facts that commands print (system hub, /webhook URLs). */
 export interface DaemonInfo {
@@ -32,6 +32,27 @@ export interface CapabilitySummary {
   verbs: string[];
   state: string;
   expires_at: string;
+}
+
+/** behaviour.md §3.1 origin of a document. */
+export type DocOrigin = 'local' | 'web' | 'manifest';
+
+/** A loaded document as the actions side needs it. */
+export interface LoadedDocument {
+  doc: ActionDoc;
+  origin: DocOrigin;
+  /** Absolute URI (meta.uri). */
+  uri: string;
+  /** Display (behaviour.md §1.4). */
+  display: string;
+  /** Local documents: absolute file path. */
+  path?: string;
+  /** Folder CLI actions run in: the document's folder, or the package folder (behaviour.md §4.8). */
+  dir?: string;
+  /** Installed package name when the document belongs to one (for `app:<name>` scopes, /uninstall). */
+  packageName?: string;
+  /** Local file of `[!requirements]` for `Setup: /open <path>` lines, if any. */
+  requirements?: string;
 }
 
 /** A hub page renderer: the lines after `<Name> hub` / `---` (behaviour.md §2.12). */

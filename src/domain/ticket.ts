@@ -73,6 +73,3 @@ export type CommandEvent =
   | (CommandEventBase & { type: 'command.started' })
   | (CommandEventBase & { type: 'command.refused'; reason: RefusalReason; limits: QueueLimits })
   | (CommandEventBase & { type: 'command.finished'; result: ExecResult; output: ExecOutput });
-
-/** A finished or refused event: the ticket's last. */
-export type TicketOutcome = Extract<CommandEvent, { type: 'command.refused' | 'command.finished' }>;
