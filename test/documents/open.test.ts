@@ -165,7 +165,7 @@ describe('/open in hubs (behaviour.md §2.12)', () => {
   it('when a hub opens a target, then INVALID_TARGET; without a target, then the hub page', async () => {
     expect((await d.run('app', '/open ~/notes/plan.md')).body).toBe('ERROR(INVALID_TARGET): Hub topics show their page only; open documents in a tab or app topic.');
     const r = await d.run('tool', '/open');
-    expect(r.body).toBe('Tool hub\n---\nInstalled tools (0)\n  (none)\nnext: /open app:<name> · /install <source> --tool');
+    expect(r.body).toBe('Tool hub\n---\nInstalled tools (0)\n  (none)\nnext: /open app:<name>');
     expect(r.meta).toBeNull();
   });
 });
