@@ -23,7 +23,7 @@ export class SseWriter {
 
   /** One event; data is JSON-encoded on one line. */
   event(name: string, data: unknown): void {
-    this.res.write(`event: ${name}\ndata: ${JSON.stringify(data)}\n\n`);
+    this.res.write(frame(name, data));
   }
 
   /** An SSE comment line (not an event), e.g. `: running`. */
@@ -36,18 +36,25 @@ export class SseWriter {
   }
 
   /**
-   * The last events and the end of the stream in one socket write (corked): the usual answer is
-   * `head`, `content`, `done` at once, and one write instead of four saves syscalls and wake-ups.
+   * The last events and the end of the stream in one `res.end(tail)`: the usual answer is `head`,
+   * `content`, `done` at once. One string in one end() is the form that delivers the body on every
+   * supported Node line: `cork()` + `write()`s + `end()` after `flushHeaders()` sends the last chunk
+   * without the corked data on Node 22 and 24 (empty stream, then a desynchronised keep-alive
+   * connection). It is also the fastest form measured (bench/RESULTS.md, "SSE tail").
    */
   finish(events: Array<[name: string, data: unknown]>): void {
-    this.res.cork();
-    for (const [name, data] of events) this.event(name, data);
-    // end() uncorks fully (node:http), flushing the events and the last chunk together.
-    this.res.end();
+    let tail = '';
+    for (const [name, data] of events) tail += frame(name, data);
+    this.res.end(tail);
   }
 
   /** True once the client has gone or the stream ended. */
   get closed(): boolean {
     return this.res.writableEnded || this.res.destroyed;
   }
+}
+
+/** One SSE event frame: `event: <name>\ndata: <one-line JSON>\n\n`. */
+function frame(name: string, data: unknown): string {
+  return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
 }
