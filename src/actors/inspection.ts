@@ -22,12 +22,14 @@ export class Inspection {
 
   /** Every inspection event of every actor in the tree; returns the unsubscribe function. */
   observe(observer: InspectionObserver): () => void {
+    let warned = false;
     const sub = this.root.system.inspect((ev) => {
       try {
         observer(ev);
       } catch (err) {
-        // A broken observer must never break the actor it watches.
-        process.emitWarning(`inspection observer failed: ${errorMessage(err)}`);
+        // A broken observer must never break the actor it watches; say so once per observer, not per event.
+        if (!warned) process.emitWarning(`inspection observer failed: ${errorMessage(err)}`);
+        warned = true;
       }
     });
     return () => sub.unsubscribe();

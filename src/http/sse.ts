@@ -59,8 +59,10 @@ export class SseWriter {
   }
 
   /**
-   * The last events and the end of the stream as one `end(tail)` (one socket write; with the headers
-   * still pending, headers and tail together with a Content-Length).
+   * The last events and the end of the stream as one `res.end(tail)` (one socket write; with the
+   * headers still pending, headers and tail together with a Content-Length). One string in one
+   * end() is the form that delivers the body on every supported Node line: `cork()` + `write()`s +
+   * `end()` after `flushHeaders()` sends the last chunk without the corked data on Node 22 and 24.
    */
   finish(events: Array<[name: string, data: unknown]>): void {
     const tail = events.map(([name, data]) => sseFrame(name, data)).join('');

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { InspectionEvent } from 'xstate';
 import type { InspectorMessage, LiveActor } from '../../src/actors/inspection.js';
 import { call, startApp, type TestApp } from '../helpers/app.js';
@@ -27,11 +27,21 @@ describe('root-level inspection (architecture.md, behaviour.md §13)', () => {
     expect(seen.length).toBe(count);
   });
 
-  it('a throwing observer never breaks the actor it watches', async () => {
-    const off = t.c.system.inspection.observe(() => { throw new Error('observer bug'); });
-    const r = await t.client('spy').exec('watched', '/info');
-    off();
-    expect(r.head?.ok).toBe(true);
+  it('a throwing observer never breaks the actor it watches, and is reported once (not per event)', async () => {
+    // The warning is captured, not printed: npm test output stays clean.
+    const warn = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    try {
+      let calls = 0;
+      const off = t.c.system.inspection.observe(() => { calls++; throw new Error('observer bug'); });
+      const r = await t.client('spy').exec('watched', '/info');
+      await t.client('spy').exec('watched', '/info');
+      off();
+      expect(r.head?.ok).toBe(true);
+      expect(calls).toBeGreaterThan(1);
+      expect(warn.mock.calls).toEqual([['inspection observer failed: observer bug']]);
+    } finally {
+      warn.mockRestore();
+    }
   });
 });
 
