@@ -60,7 +60,7 @@ export class SseWriter {
 
   /**
    * The last events and the end of the stream as one `res.end(tail)` (one socket write; with the
-   * headers still pending, headers and tail together with a Content-Length). One string in one
+   * headers still pending, headers and tail go together). One string in one
    * end() is the form that delivers the body on every supported Node line: `cork()` + `write()`s +
    * `end()` after `flushHeaders()` sends the last chunk without the corked data on Node 22 and 24.
    */
@@ -68,7 +68,7 @@ export class SseWriter {
     const tail = events.map(([name, data]) => sseFrame(name, data)).join('');
     if (this.state !== 'sent') {
       this.state = 'sent';
-      this.res.writeHead(200, { ...STREAM_HEADERS, 'Content-Length': Buffer.byteLength(tail) });
+      this.res.writeHead(200, STREAM_HEADERS);
     }
     this.res.end(tail);
   }
