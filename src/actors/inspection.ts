@@ -10,6 +10,8 @@ export type InspectionListener = (event: InspectionEvent) => void;
  */
 export class ActorFactory {
   private readonly listeners = new Set<InspectionListener>();
+  /** Listeners that already failed once: one warning each, not one per inspection event. */
+  private readonly warned = new WeakSet<InspectionListener>();
 
   constructor(readonly clock: Clock) {}
 
@@ -30,8 +32,11 @@ export class ActorFactory {
           try {
             l(ev);
           } catch (err) {
-            // A broken observer must never break the actor it watches.
-            process.emitWarning(`inspection listener failed: ${(err as Error).message}`);
+            // A broken observer must never break the actor it watches; say so once per observer.
+            if (!this.warned.has(l)) {
+              this.warned.add(l);
+              process.emitWarning(`inspection listener failed: ${(err as Error).message}`);
+            }
           }
         }
       },
