@@ -35,10 +35,16 @@ export function machine() {
   return `${cpus()[0]?.model ?? 'cpu'} ×${cpus().length}, ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}`;
 }
 
-/** Write bench/results/<name>.md with a header naming machine, date and command. */
+/** The Node release line running this bench, e.g. 24: results are kept per line. */
+export const nodeLine = Number(process.versions.node.split('.')[0]);
+
+/**
+ * Write bench/results/<name>.node<line>.md with a header naming machine, date, Node version and
+ * command. One file per area and Node line: a run on Node 24 never erases the Node 20 figures.
+ */
 export function writeResult(name, title, body) {
-  const text = `## ${title}\n\n- Machine: ${machine()}\n- Date: ${new Date().toISOString()}\n- Command: \`npm run bench -- ${name}\`\n\n${body.trim()}\n`;
-  writeFileSync(join(root, 'bench', 'results', `${name}.md`), text);
+  const text = `## ${title} — Node ${nodeLine}\n\n- Machine: ${machine()}\n- Date: ${new Date().toISOString()}\n- Command: \`npm run bench -- ${name}\` (node ${process.version})\n\n${body.trim()}\n`;
+  writeFileSync(join(root, 'bench', 'results', `${name}.node${nodeLine}.md`), text);
   console.log(text);
 }
 
