@@ -6,7 +6,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { DaemonUnreachable, LoomClient, type ExecOutcome } from '../client/index.js';
 import type { TopicRef } from '../domain/topic.js';
-import { TOOL_CONFIG } from '../domain/mcpSchema.js';
+import { TOOL_CAPABILITIES, TOOL_CONFIG } from '../domain/mcpSchema.js';
 import { TOOL_NAME, busyText, callTool, type ToolOutcome, type ToolRunner } from '../domain/mcpTool.js';
 import { VERSION } from '../version.js';
 import { cliPort, dataDir, type GlobalOpts } from './common.js';
@@ -111,6 +111,7 @@ export async function runMcp(opts: GlobalOpts, channel: boolean): Promise<number
   const server = new McpServer({ name: TOOL_NAME, version: VERSION }, channel ? { capabilities: { experimental: { [CHANNEL_CAPABILITY]: {} } } } : undefined);
   const run = bridgeRunner(client);
   server.registerTool(TOOL_NAME, TOOL_CONFIG, async (args) => callTool(args, run));
+  server.server.registerCapabilities(TOOL_CAPABILITIES);
   const transport = new StdioServerTransport();
   const stop = new AbortController();
   const closed = new Promise<void>((resolve) => {

@@ -1,14 +1,15 @@
-import { EVENTS_KEY, eventPreview, type EventsPort } from '../domain/events.js';
+import { eventPreview, type EventsPort } from '../domain/events.js';
 import { confirm, content, fail, nextLine, type CommandResult } from '../domain/result.js';
+import { plural } from '../domain/text.js';
 import { columns } from './format.js';
 import type { Command, CommandContext } from './types.js';
 
 /** behaviour.md §1.8: rows of an `/events` listing. */
 export const EVENTS_LISTING_ROWS = 100;
 
-/** The EventsPort the events feature put in `services.ext`. */
+/** The EventsPort of the events feature, when it is installed. */
 export function eventsPort(ctx: CommandContext): EventsPort | undefined {
-  return ctx.services.ext.get(EVENTS_KEY) as EventsPort | undefined;
+  return ctx.services.events;
 }
 
 const missing = () => fail('INTERNAL_ERROR', 'Internal error: the event inbox is not available');
@@ -17,11 +18,11 @@ const missing = () => fail('INTERNAL_ERROR', 'Internal error: the event inbox is
 export function listingPage(port: EventsPort, agentId: string, all: boolean): { system: string; lines: string[]; next: string | null } {
   const l = port.list(agentId, { all, limit: EVENTS_LISTING_ROWS });
   const system = all
-    ? `Event inbox of ${agentId} — ${l.matched} events (${l.pending} pending, ${l.acked} acked; newest first)`
+    ? `Event inbox of ${agentId} — ${plural(l.matched, 'event')} (${l.pending} pending, ${l.acked} acked; newest first)`
     : `Event inbox of ${agentId} — ${l.pending} pending (newest first)`;
   if (l.rows.length === 0) return { system, lines: ['  (no events)'], next: null };
   const lines = columns(l.rows.map((e) => [e.id, e.status, e.receivedAt, eventPreview(e.text)]));
-  if (l.matched > l.rows.length) lines.push(`  … ${l.matched - l.rows.length} older events not shown`);
+  if (l.matched > l.rows.length) lines.push(`  … ${plural(l.matched - l.rows.length, 'older event')} not shown`);
   return { system, lines, next: nextLine(['/events.read <id>', '/events.ack <id>']) };
 }
 
@@ -58,7 +59,7 @@ async function ack(ctx: CommandContext, port: EventsPort, args: string[]): Promi
   if (args.length === 0 || (!all && args.some((a) => a.startsWith('--')))) return fail('INVALID_ARGS', 'Usage: /events.ack <id> [<id>…] | /events.ack --all');
   const r = await port.ack(ctx.agent.id, all ? 'all' : args);
   if (!r.ok) return fail('NOT_FOUND', `Event not found: ${r.unknown}`);
-  if (all || r.acked.length !== 1) return confirm(`Acked ${r.acked.length} events`);
+  if (all || r.acked.length !== 1) return confirm(`Acked ${plural(r.acked.length, 'event')}`);
   const one = r.acked[0];
   return confirm(`Acked ${one.id}${one.already ? ' (already acked)' : ''}`);
 }
@@ -67,7 +68,7 @@ async function clear(ctx: CommandContext, port: EventsPort, args: string[]): Pro
   if (args.length > 1 || (args.length === 1 && args[0] !== '--all')) return fail('INVALID_ARGS', 'Usage: /events.clear [--all]');
   const all = args.length === 1;
   const n = await port.clear(ctx.agent.id, all);
-  return confirm(all ? `Cleared ${n} events` : `Cleared ${n} acked events`);
+  return confirm(all ? `Cleared ${plural(n, 'event')}` : `Cleared ${plural(n, 'acked event')}`);
 }
 
 /**

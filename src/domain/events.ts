@@ -46,7 +46,7 @@ export type AckOutcome =
   | { ok: false; unknown: string };
 
 /**
- * What the event and webhook commands reach through `services.ext.get(EVENTS_KEY)`.
+ * What the event and webhook commands reach through `services.events`.
  * Implemented by src/actors/events.ts.
  */
 export interface EventsPort {
@@ -62,18 +62,20 @@ export interface EventsPort {
   rotateWebhook(agentId: string): Promise<string>;
 }
 
-/** Key of the EventsPort in `services.ext`. */
-export const EVENTS_KEY = 'events';
-
 /**
  * behaviour.md §2.10 preview: first non-blank line, runs of whitespace collapsed to one space,
- * at most 80 characters (79 + `…`). Characters are code points so a surrogate pair is never split.
+ * at most 80 characters (79 + `…`). When more non-blank text follows that line, the preview ends
+ * with `…` too (a multi-line event must not look complete). Characters are code points so a
+ * surrogate pair is never split.
  */
 export function eventPreview(text: string, max = 80): string {
-  const line = text.split(/\r\n|\r|\n/).find((l) => l.trim() !== '') ?? '';
-  const flat = line.replace(/\s+/g, ' ').trim();
+  const lines = text.split(/\r\n|\r|\n/);
+  const at = lines.findIndex((l) => l.trim() !== '');
+  const flat = at < 0 ? '' : lines[at].replace(/\s+/g, ' ').trim();
+  const more = at >= 0 && lines.slice(at + 1).some((l) => l.trim() !== '');
   const chars = [...flat];
-  return chars.length <= max ? flat : chars.slice(0, max - 1).join('') + '…';
+  if (chars.length > max || (more && chars.length === max)) return chars.slice(0, max - 1).join('') + '…';
+  return more ? `${flat}…` : flat;
 }
 
 /**

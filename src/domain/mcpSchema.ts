@@ -15,3 +15,10 @@ export const toolInputSchema = {
 
 /** The tool's registration: title, description and input schema (what `tools/list` shows). */
 export const TOOL_CONFIG = { title: TOOL_TITLE, description: TOOL_DESCRIPTION, inputSchema: toolInputSchema };
+
+/**
+ * Server capabilities after the tool is registered: the SDK's McpServer advertises
+ * `tools.listChanged: true` as soon as a tool exists, but the `loom` tool list never changes, so a
+ * host would wait for notifications that never come. Registered over the SDK's value (it merges).
+ */
+export const TOOL_CAPABILITIES = { tools: { listChanged: false } } as const;

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LoomSystem } from '../actors/system.js';
+import type { UpgradeHandler } from './upgrade.js';
 
 /**
  * A handler tried before Express for a hot path; returns true when it took the request. It must keep
@@ -12,10 +13,10 @@ export interface AppContext {
   system: LoomSystem;
   /** Origins accepted besides loopback (SVC_ALLOWED_ORIGINS, behaviour.md §9.2). */
   allowedOrigins: string[];
-  /** Capabilities advertised by /describe; features add their entries (behaviour.md §9.3). */
-  describeCapabilities: Record<string, unknown>;
   /** Called after POST /shutdown has answered (the daemon exits after the 50 ms grace). */
   onShutdown: () => void;
   /** Fast paths (the /fs plane), tried in order before the Express app. */
   fastPaths: FastPath[];
+  /** Handlers of HTTP upgrades by exact path (behind the Host/Origin guard; none yet: 404). */
+  upgrades: Map<string, UpgradeHandler>;
 }

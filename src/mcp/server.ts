@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
-import { TOOL_CONFIG } from '../domain/mcpSchema.js';
+import { TOOL_CAPABILITIES, TOOL_CONFIG } from '../domain/mcpSchema.js';
 import { TOOL_NAME, callTool, type ToolRunner } from '../domain/mcpTool.js';
 
 /**
@@ -21,6 +21,7 @@ const sharedValidator = new AjvJsonSchemaValidator();
 export function createToolServer(run: ToolRunner, version: string): McpServer {
   const server = new McpServer({ name: TOOL_NAME, version }, { jsonSchemaValidator: sharedValidator });
   server.registerTool(TOOL_NAME, TOOL_CONFIG, async (args) => callTool(args, run));
+  server.server.registerCapabilities(TOOL_CAPABILITIES);
   return server;
 }
 

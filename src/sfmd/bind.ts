@@ -130,13 +130,46 @@ function walk(a: ActionDef, tokens: ArgToken[]): { given: Map<string, Given>; po
   return { given, positional };
 }
 
+/** A value written so that the tokenizer of §5.2 reads it back as one plain value (never a flag). */
+export function argWord(text: string): string {
+  if (text !== '' && !/[\s"'\\]/.test(text) && !text.startsWith('-')) return text;
+  return `"${text.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+}
+
+/**
+ * The Recovery of "Too many positional values" (issue 19 point 9): optional fields are never bound
+ * positionally (spec), so name the exact call that works — the same values, each extra one given to
+ * the first unset optional field (declaration order) whose type and constraints accept it
+ * (`/act.now --city "New York"`). Null when some extra value fits no optional field.
+ */
+function flagFormRecovery(a: ActionDef, b: { given: Map<string, Given>; positional: string[]; open: FieldDef[]; home: string }): string | null {
+  const free = a.fields.filter((f) => !f.required && f.type !== 'boolean' && !b.given.has(f.name));
+  const words = [`/act.${a.id}`, ...b.positional.slice(0, b.open.length).map(argWord)];
+  for (const f of a.fields) {
+    const g = b.given.get(f.name);
+    if (g?.source === 'file') words.push(`--${f.name}-file`, argWord(g.text));
+    else if (g) words.push(...(f.type === 'boolean' && g.text === 'true' ? [`--${f.name}`] : [`--${f.name}`, argWord(g.text)]));
+  }
+  const extra = b.positional.slice(b.open.length);
+  const fits = (f: FieldDef, text: string) => normalise(f, text, b.home).ok;
+  for (const text of extra) {
+    const k = free.findIndex((f) => fits(f, text));
+    if (k < 0) return null;
+    words.push(`--${free[k].name}`, argWord(text));
+    free.splice(k, 1);
+  }
+  // The guess may be wrong when another optional field would take the value too: name those.
+  const others = free.filter((f) => extra.some((text) => fits(f, text))).map((f) => `--${f.name}`);
+  return others.length > 0 ? `${words.join(' ')} (other optional fields that fit: ${others.join(', ')})` : words.join(' ');
+}
+
 /** §5.3 step 3: positional values bind to the unset required fields in declaration order. */
-function bindPositionals(a: ActionDef, given: Map<string, Given>, positional: string[]): void {
+function bindPositionals(a: ActionDef, given: Map<string, Given>, positional: string[], home: string): void {
   const open = a.fields.filter((f) => f.required && !given.has(f.name));
   if (positional.length > open.length) {
     const names = open.length > 0 ? open.map((f) => f.name).join(', ') : 'none';
     invalid(a, `Too many positional values for /act.${a.id}: ${positional.length} given, ${open.length} expected (${names})`, {
-      recovery: 'pass optional fields as flags (--name value); put -- before values that start with -',
+      recovery: flagFormRecovery(a, { given, positional, open, home }) ?? 'pass optional fields as flags (--name value); put -- before values that start with -',
     });
   }
   positional.forEach((text, k) => given.set(open[k].name, { source: 'positional', text }));
@@ -181,7 +214,7 @@ export function bindArguments(a: ActionDef, args: string, ctx: BindContext): Bin
     if (!tok.ok) invalid(a, tok.message);
     if (wantsHelp(a, tok.tokens)) return { kind: 'help' };
     const { given, positional } = walk(a, tok.tokens);
-    bindPositionals(a, given, positional);
+    bindPositionals(a, given, positional, ctx.home);
     const raw = new Map<string, FieldValue>();
     for (const f of a.fields) {
       const g = given.get(f.name);

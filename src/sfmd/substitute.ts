@@ -73,6 +73,10 @@ export class DollarWarnings {
   add(name: string): void {
     if (REPORTED_DOLLAR.test(name) && !this.names.includes(name)) this.names.push(name);
   }
+  /** The unresolved names, in order of first appearance. */
+  unresolved(): readonly string[] {
+    return this.names;
+  }
   /** The warning lines, in order of first appearance. */
   lines(): string[] {
     return this.names.map((n) => `warning: $${n} is not set (sent literally); set it with /set $${n} = "..."`);

@@ -109,6 +109,26 @@ describe('behaviour.md §5.3 binding: positionals and --', () => {
     });
   });
 
+  it('when a bare value is given for an optional field, then the Recovery line is the exact flag form (issue 19 point 9)', () => {
+    const now = cli('now', 'echo', [f('city', 'string'), f('units', 'string', { allowed: ['metric', 'imperial'] })]);
+    expect(bind('"New York"', bctx(), now)).toEqual({
+      kind: 'error', code: 'INVALID_ARGS', message: 'Too many positional values for /act.now: 1 given, 0 expected (none)',
+      recovery: '/act.now --city "New York"',
+    });
+    const two = cli('two', 'echo', [f('city', 'string'), f('country', 'string')]);
+    expect(bind('seoul', bctx(), two)).toMatchObject({ recovery: '/act.two --city seoul (other optional fields that fit: --country)' });
+    const forecast = cli('forecast', 'echo', [f('city', 'string')]);
+    expect(bind('seoul', bctx(), forecast)).toMatchObject({ recovery: '/act.forecast --city seoul' });
+    expect(bind('\'say "hi" \\o/\'', bctx(), forecast)).toMatchObject({ recovery: '/act.forecast --city "say \\"hi\\" \\\\o/"' });
+    expect(bind('-- -5', bctx(), forecast)).toMatchObject({ recovery: '/act.forecast --city "-5"' });
+  });
+
+  it('when the extra value fits only a later optional field, then that field is named; flags given are kept', () => {
+    expect(bind('a b 5')).toMatchObject({ recovery: '/act.search a b --limit 5' });
+    expect(bind('--verbose x r closed')).toMatchObject({ recovery: '/act.search x r --verbose --state closed' });
+    expect(bind('-q "two words" r 7 closed')).toMatchObject({ recovery: '/act.search r --query "two words" --limit 7 --state closed' });
+  });
+
   it('when every required field is already set, then any positional is too many', () => {
     expect(bind('--query a --repo b c')).toMatchObject({ message: 'Too many positional values for /act.search: 1 given, 0 expected (none)' });
   });

@@ -125,10 +125,33 @@ describe('behaviour.md §4.7 POST, PUT, PATCH bodies and headers', () => {
 });
 
 describe('behaviour.md §4.6 $NAME in HTTP definitions', () => {
-  it('when $NAME is unset, then it is sent literally and the output warns', async () => {
+  it('when $NAME is unset in the URL, then ENV_REQUIRED and nothing is sent', async () => {
+    const before = stub.requests.length;
+    const r = await call(http('w', 'GET', `${stub.origin}/w?k=$NOT_SET_ANYWHERE_X`));
+    expect(r).toEqual({ ok: false, code: 'ENV_REQUIRED', body: 'ERROR(ENV_REQUIRED): $NOT_SET_ANYWHERE_X is not set; set it with /set $NOT_SET_ANYWHERE_X = "..."' });
+    expect(stub.requests.length).toBe(before);
+  });
+
+  it('when $NAME is unset in a header (a credential), then ENV_REQUIRED and nothing is sent', async () => {
+    const before = stub.requests.length;
+    const a = http('w', 'GET', `${stub.origin}/w`, [], { headers: [{ name: 'Authorization', value: 'Bearer $NOTE_TOKEN' }] });
+    expect(await call(a)).toEqual({ ok: false, code: 'ENV_REQUIRED', body: 'ERROR(ENV_REQUIRED): $NOTE_TOKEN is not set; set it with /set $NOTE_TOKEN = "..."' });
+    expect(stub.requests.length).toBe(before);
+    await w.env.set('leo', {}, { NOTE_TOKEN: 'tok-1' });
     stub.routes.set('/w', { body: 'fine' });
-    const r = await call(http('w', 'GET', `${stub.origin}/w?k=$NOT_SET_ANYWHERE_X`, [], { headers: [{ name: 'X-K', value: '$NOT_SET_ANYWHERE_X' }] }));
-    expect(stub.last().query).toBe('k=$NOT_SET_ANYWHERE_X');
+    expect(await call(a)).toEqual({ ok: true, code: null, body: 'fine' });
+    expect(stub.last().headers).toContainEqual(['Authorization', 'Bearer tok-1']);
+  });
+
+  it('when $NAME is unset in the URL with a bad scheme as well, then ENV_REQUIRED names the real cause', async () => {
+    expect(await call(http('w', 'GET', '$NOTES_API_BASE/notes'))).toMatchObject({ code: 'ENV_REQUIRED', body: 'ERROR(ENV_REQUIRED): $NOTES_API_BASE is not set; set it with /set $NOTES_API_BASE = "..."' });
+  });
+
+  it('when $NAME is unset in the body, then it is sent literally and the output warns; lower-case names are never reported', async () => {
+    stub.routes.set('POST /w', { body: 'fine' });
+    const r = await call(http('w', 'POST', `${stub.origin}/w?q=$lower`, [], { body: '{"k":"$NOT_SET_ANYWHERE_X"}' }));
+    expect(stub.last().body).toBe('{"k":"$NOT_SET_ANYWHERE_X"}');
+    expect(stub.last().query).toBe('q=$lower');
     expect(r.body).toBe('fine\nwarning: $NOT_SET_ANYWHERE_X is not set (sent literally); set it with /set $NOT_SET_ANYWHERE_X = "..."');
   });
 
@@ -141,9 +164,16 @@ describe('behaviour.md §4.6 $NAME in HTTP definitions', () => {
   it('when the document is remote, then only its app and config scopes resolve (§12 item 4)', async () => {
     await w.env.set('leo', {}, { GLOBAL_SECRET: 'g' });
     await w.env.set('leo', { app: 'wx' }, { APP_KEY: 'k1' });
-    const r = await call(http('w', 'GET', `${stub.origin}/w?g=$GLOBAL_SECRET&a=$APP_KEY&p=$LOOM_TEST_PROCESS_VAR`), '', { origin: 'web', topic: 'app:wx' });
-    expect(stub.last().query).toBe('g=$GLOBAL_SECRET&a=k1&p=$LOOM_TEST_PROCESS_VAR');
-    expect(r.body).toContain('warning: $GLOBAL_SECRET is not set (sent literally)');
+    const before = stub.requests.length;
+    const r = await call(http('w', 'GET', `${stub.origin}/w?g=$GLOBAL_SECRET&a=$APP_KEY`), '', { origin: 'web', topic: 'app:wx' });
+    expect(r).toMatchObject({ ok: false, code: 'ENV_REQUIRED', body: 'ERROR(ENV_REQUIRED): $GLOBAL_SECRET is not set; set it with /set $GLOBAL_SECRET = "..."' });
+    expect(stub.requests.length).toBe(before);
+    await call(http('w', 'GET', `${stub.origin}/w?a=$APP_KEY`), '', { origin: 'web', topic: 'app:wx' });
+    expect(stub.last().query).toBe('a=k1');
+    stub.routes.set('POST /w', { body: 'fine' });
+    const b = await call(http('w', 'POST', `${stub.origin}/w`, [], { body: '{"g":"$GLOBAL_SECRET","p":"$LOOM_TEST_PROCESS_VAR"}' }), '', { origin: 'web', topic: 'app:wx' });
+    expect(stub.last().body).toBe('{"g":"$GLOBAL_SECRET","p":"$LOOM_TEST_PROCESS_VAR"}');
+    expect(b.body).toContain('warning: $GLOBAL_SECRET is not set (sent literally)');
   });
 
   it('when the document declares an env: default, then it is used after the store and before the process environment', async () => {

@@ -36,7 +36,7 @@ beforeAll(async () => {
   r.set('POST /www.moltbook.com/api/v1/posts', { status: 201, body: { post: { id: 'p9' } } });
   r.set('POST /generativelanguage.googleapis.com/v1beta/models/gemini-3-pro-image-preview:generateContent', { body: { candidates: [{ content: { parts: [{ inlineData: { mimeType: 'image/png', data: PNG.toString('base64') } }] } }] } });
 });
-afterAll(async () => { await w.close(); });
+afterAll(async () => { await w?.close(); });
 
 describe('real app: weather (Open-Meteo)', () => {
   it('when opened, then the document shows its actions and --help gives the call interface', async () => {
@@ -112,7 +112,11 @@ describe('real app: cookbook weather (wttr.in, default action, $CITY, shortcuts)
     // The app's next: line suggests `/act.now @city-N`, but `city` is optional and optional fields
     // are never bound positionally (spec §4.10 item 2); the spec wins over the document's hint.
     const r = await w.exec('app:wttr:seoul', '/act.now @city-1');
-    expect(r.body).toBe('ERROR(INVALID_ARGS): Too many positional values for /act.now: 1 given, 0 expected (none)\nRecovery: pass optional fields as flags (--name value); put -- before values that start with -');
+    const body = r.body ?? '';
+    expect(body).toBe('ERROR(INVALID_ARGS): Too many positional values for /act.now: 1 given, 0 expected (none)\nRecovery: /act.now --city @city-1');
+    // The Recovery line is the exact call that works (issue 19 point 9).
+    const fixed = await w.exec('app:wttr:seoul', body.split('\nRecovery: ')[1]);
+    expect(fixed.head?.ok).toBe(true);
   });
 
   it('when forecast runs, then assignments and loops render (assigned names differ from the input field)', async () => {

@@ -125,9 +125,31 @@ describe('/append (behaviour.md §2.5)', () => {
     expect((await d.run(topic, `/append ~/${rel}/x.md\nb\nc`)).body).toBe(`Appended 3 bytes to ~/${rel}/x.md (now 5 bytes, 3 lines)`);
     expect(read('x.md')).toBe('a\nb\nc');
   });
-  it('when the file is missing or no path is given, then NOT_FOUND or INVALID_ARGS', async () => {
-    expect((await d.run(topic, `/append ~/${rel}/none.md\nx`)).body).toBe(`ERROR(NOT_FOUND): File not found: ~/${rel}/none.md\nRecovery: /ls ~/${rel}`);
+  it('when the file is missing, then it is created like >> would (and /undo removes it again)', async () => {
+    expect((await d.run(topic, `/append ~/${rel}/log.md\nfirst line`)).body).toBe(`Created ~/${rel}/log.md (10 bytes, 1 line)`);
+    expect(read('log.md')).toBe('first line');
+    expect((await d.run(topic, `/append ~/${rel}/log.md\nsecond`)).body).toBe(`Appended 6 bytes to ~/${rel}/log.md (now 17 bytes, 2 lines)`);
+    expect(read('log.md')).toBe('first line\nsecond');
+    expect((await d.run(topic, `/append ~/${rel}/empty.md`)).body).toBe(`Created ~/${rel}/empty.md (0 bytes, 0 lines)`);
+    expect(read('empty.md')).toBe('');
+    expect((await d.run(topic, `/undo ~/${rel}/empty.md`)).body).toBe(`Undid /append on ~/${rel}/empty.md (file removed)`);
+    expect(existsSync(join(dir, 'empty.md'))).toBe(false);
+  });
+  it('when the parent folder is missing, then NOT_FOUND names it and nothing is created (>> creates no folders)', async () => {
+    const r = await d.run(topic, `/append ~/${rel}/no/such/x.md\nx`);
+    expect(r.body).toBe(`ERROR(NOT_FOUND): Folder not found: ~/${rel}/no/such\nRecovery: /write ~/${rel}/no/such/x.md (creates missing folders)`);
+    expect(existsSync(join(dir, 'no'))).toBe(false);
+  });
+  it('when a file stands where the parent folder should be, then INVALID_PATH; no path is INVALID_ARGS', async () => {
+    writeFileSync(join(dir, 'plain'), 'x');
+    expect((await d.run(topic, `/append ~/${rel}/plain/x.md\nx`)).body).toBe(`ERROR(INVALID_PATH): Not a directory: ~/${rel}/plain`);
+    expect(read('plain')).toBe('x');
     expect((await d.run(topic, '/append')).body).toBe('ERROR(INVALID_ARGS): Usage: /append <file> (content on the following lines)');
+  });
+  it('when the path is outside the workspace, then FORBIDDEN and nothing is created', async () => {
+    const r = await d.run(topic, '/append /tmp/loom-append-outside.md\nx');
+    expect(r.body).toBe('ERROR(FORBIDDEN): Path outside the workspace: /tmp/loom-append-outside.md');
+    expect(existsSync('/tmp/loom-append-outside.md')).toBe(false);
   });
 });
 

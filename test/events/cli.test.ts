@@ -38,7 +38,7 @@ describe('loom event … (spec §4.10 shell forms; behaviour.md §2.13)', () => 
     const all = await loom('event', 'list', '--all');
     expect(all.stdout.split('\n')[0]).toBe('Event inbox of cli — 2 events (1 pending, 1 acked; newest first)');
     const ackAll = await loom('event', 'ack', '--all');
-    expect(ackAll.stdout).toBe('Acked 1 events\n');
+    expect(ackAll.stdout).toBe('Acked 1 event\n');
   });
 
   it('when read names an unknown event, then exit 1 with the ERROR line on stdout', async () => {

@@ -81,7 +81,10 @@ describe('/events listing (behaviour.md §2.10)', () => {
   });
 
   it.each([
-    ['\n\n   Deploy   finished\t\tok  \nsecond line', 'Deploy finished ok'],
+    ['\n\n   Deploy   finished\t\tok  \nsecond line', 'Deploy finished ok…'],
+    ['one line\n\n  \n', 'one line'],
+    ['z'.repeat(79) + '\nmore', 'z'.repeat(79) + '…'],
+    ['z'.repeat(80) + '\nmore', 'z'.repeat(79) + '…'],
     ['x'.repeat(80), 'x'.repeat(80)],
     ['y'.repeat(81), 'y'.repeat(79) + '…'],
     ['😀'.repeat(81), '😀'.repeat(79) + '…'],
@@ -144,6 +147,15 @@ describe('/events.read, /events.ack, /events.clear (behaviour.md §2.10)', () =>
     expect((await run(c, '/events.ack --all')).body).toBe('Acked 2 events');
     expect((await run(c, '/events')).body).toContain('— 0 pending');
     expect((await run(c, '/events.ack --all')).body).toBe('Acked 0 events');
+    const e = await post('e');
+    await post('f');
+    expect((await run(c, `/events.ack ${e.id} ${e.id}`)).body).toBe(`Acked ${e.id}`);
+    expect((await run(c, '/events.ack --all')).body).toBe('Acked 1 event');
+    expect((await run(c, '/events --all')).body).toContain('— 6 events (0 pending, 6 acked;');
+    await run(c, '/events.clear');
+    await post('g');
+    expect((await run(c, '/events --all')).body).toContain('— 1 event (1 pending, 0 acked;');
+    expect((await run(c, '/events.clear --all')).body).toBe('Cleared 1 event');
   });
 
   it('when /events.clear runs, then only acked events go; --all removes the rest', async () => {
@@ -152,7 +164,7 @@ describe('/events.read, /events.ack, /events.clear (behaviour.md §2.10)', () =>
     await post('b');
     await post('c');
     await run(c, `/events.ack ${a.id}`);
-    expect((await run(c, '/events.clear')).body).toBe('Cleared 1 acked events');
+    expect((await run(c, '/events.clear')).body).toBe('Cleared 1 acked event');
     expect((await run(c, '/events.clear')).body).toBe('Cleared 0 acked events');
     expect((await run(c, '/events --all')).body).toContain('— 2 events (2 pending, 0 acked;');
     expect((await run(c, '/events.clear --all')).body).toBe('Cleared 2 events');

@@ -9,10 +9,10 @@ const DESCRIPTION = `Run one Loom command in a topic and get its text result. Lo
 you read Markdown documents, call the actions they declare (HTTP calls or local commands), edit
 files, run shell commands and read your event inbox — all through slash commands.
 
-topic: the session to use. Each topic keeps its own open document, history, variables and shell.
+topic: the session to use. Each topic keeps its own open document, history and variables.
   main, notes, …        free tabs
   app:NAME[:CONFIG]     an installed app; CONFIG keeps a separate set of settings
-  bash:NAME             a persistent shell: cwd and exports survive between /exec calls
+  bash:NAME             a topic for /exec; each call runs in a fresh shell
   app tool bash event system agent   hubs (overview pages; event = your inbox)
 cmd: one slash command. Text after the first line is the command's body (used by /write,
   /append, /replace, /set and multi-line /exec scripts).
@@ -82,6 +82,8 @@ describe('POST /mcp initialize and tools/list (spec §4.8, behaviour.md §10.1)'
     expect(r.headers['content-type']).toMatch(/^application\/json/);
     expect(r.headers['mcp-session-id']).toBeUndefined();
     expect(JSON.parse(r.body).result.serverInfo).toEqual({ name: 'loom', version: VERSION });
+    // The one tool never changes: no tools/list_changed notifications are promised.
+    expect(JSON.parse(r.body).result.capabilities.tools).toEqual({ listChanged: false });
   });
 
   it('when tools/call comes without a prior initialize (stateless), then it is answered', async () => {
@@ -192,14 +194,14 @@ describe('agents on /mcp (spec §4.8, behaviour.md §10.1)', () => {
   it('when X-Agent-Id has blanks around it, then it is trimmed', async () => {
     const r = await raw(t.port, { method: 'POST', path: '/mcp', headers: { ...MCP_HEADERS, 'X-Agent-Id': ' trimmed ' }, body: rpc('ping') });
     expect(r.status).toBe(200);
-    expect(t.c.system.deps.agents.get('trimmed')).toBeDefined();
+    expect(t.c.system.hasAgent('trimmed')).toBe(true);
   });
 
   it('when X-Agent-Id is not a valid agent_id, then 400 {"error": "Invalid agent_id: <raw>"} and nothing is registered', async () => {
     const r = await raw(t.port, { method: 'POST', path: '/mcp', headers: { ...MCP_HEADERS, 'X-Agent-Id': 'bad/id' }, body: rpc('ping') });
     expect(r.status).toBe(400);
     expect(JSON.parse(r.body)).toEqual({ error: 'Invalid agent_id: bad/id' });
-    expect(t.c.system.deps.agents.get('bad/id')).toBeUndefined();
+    expect(t.c.system.hasAgent('bad/id')).toBe(false);
   });
 });
 

@@ -47,6 +47,8 @@ describe('loom mcp over stdio (behaviour.md §10.4)', () => {
   it('when a host initializes, then it sees server info {name: loom, version} and the one tool', async () => {
     expect(c.getServerVersion()).toEqual({ name: 'loom', version: VERSION });
     expect(c.getServerCapabilities()?.experimental).toBeUndefined();
+    // The one tool never changes, so no list-changed notifications are promised.
+    expect(c.getServerCapabilities()?.tools).toEqual({ listChanged: false });
     const { tools } = await c.listTools();
     expect(tools.map((t) => t.name)).toEqual(['loom']);
     expect(tools[0].inputSchema.required).toEqual(['topic', 'cmd']);

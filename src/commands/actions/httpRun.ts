@@ -74,8 +74,14 @@ type Built = { ok: true; url: URL; headers: Array<[string, string]>; body?: stri
 /** behaviour.md §4.7 steps 1, 3–6: URL, query or body, headers. */
 function buildRequest(ctx: CommandContext, loaded: LoadedDocument, a: ActionDef, fields: Map<string, BoundField>, limits: HttpLimits): Built {
   const names: DefinitionNames = { fields: fieldSlots(fields), vars: ctx.session.vars, dollar: definitionDollar(ctx, loaded) };
+  // URL and headers: an unset $NAME stops the action before anything is sent (behaviour.md §4.6:
+  // a literal `$TOKEN` credential only confuses the server); the body only warns.
+  const strict = new DollarWarnings();
   const dw = new DollarWarnings();
-  const sub = substituteUrl(a.url ?? '', names, dw);
+  const sub = substituteUrl(a.url ?? '', names, strict);
+  const values = a.headers.map((h) => [h.name, substituteHeader(h.value, names, strict)] as [string, string]);
+  const unset = strict.unresolved()[0];
+  if (unset !== undefined) return { ok: false, result: fail('ENV_REQUIRED', `$${unset} is not set; set it with /set $${unset} = "..."`) };
   let url: URL;
   try {
     url = new URL(sub.url);
@@ -84,10 +90,9 @@ function buildRequest(ctx: CommandContext, loaded: LoadedDocument, a: ActionDef,
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return { ok: false, result: fail('INVALID_TARGET', `Action URL is not an absolute http(s) URL: ${sub.url}`) };
   const headers: Array<[string, string]> = [];
-  for (const h of a.headers) {
-    const value = substituteHeader(h.value, names, dw);
-    if (/[\r\n\0]/.test(value)) return { ok: false, result: fail('INVALID_ARGS', `Header ${h.name} would contain a line break or NUL`, { recovery: `/act.${a.id} --help` }) };
-    headers.push([h.name, value]);
+  for (const [name, value] of values) {
+    if (/[\r\n\0]/.test(value)) return { ok: false, result: fail('INVALID_ARGS', `Header ${name} would contain a line break or NUL`, { recovery: `/act.${a.id} --help` }) };
+    headers.push([name, value]);
   }
   let body: string | undefined;
   if (a.method === 'GET' || a.method === 'DELETE' || a.method === undefined) {

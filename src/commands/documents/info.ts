@@ -1,3 +1,4 @@
+import { plural } from '../../domain/text.js';
 import { displayOf } from '../../effects/workspace.js';
 import { warningLine } from '../../sfmd/parse.js';
 import { usageLine } from '../../sfmd/usage.js';
@@ -5,7 +6,6 @@ import type { CommandContext } from '../types.js';
 import { docData, topicState } from './state.js';
 
 const key = (k: string) => `${k}:`.padEnd(11);
-const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 const ORIGIN = {
   local: 'local — CLI actions allowed',

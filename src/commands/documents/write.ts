@@ -1,6 +1,8 @@
-import { readFileSync, statSync, unlinkSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { confirm, fail, type CommandResult } from '../../domain/result.js';
 import { writeFileAtomic } from '../../effects/atomicFile.js';
+import { displayOf } from '../../effects/workspace.js';
 import type { Command, CommandContext } from '../types.js';
 import { parseFlags, splitArgs, type Parsed } from './args.js';
 import { outsideLines, parseRange } from './edit.js';
@@ -51,7 +53,22 @@ export const writeCommand: Command = {
   },
 };
 
-/** `/append <file>` + body (behaviour.md §2.5): the file must exist; a missing final newline is added first. */
+/**
+ * A missing parent folder of a file `/append` would create: `>>` creates no folders either
+ * (behaviour.md §2.5), so this is NOT_FOUND, and the recovery names the command that does.
+ */
+function missingParent(ctx: CommandContext, p: FilePath): CommandResult | null {
+  const blocked = parentProblem(ctx, p);
+  if (blocked) return blocked;
+  const parent = dirname(p.abs);
+  if (existsSync(parent)) return null;
+  return fail('NOT_FOUND', `Folder not found: ${displayOf(parent, ctx.agent.home)}`, { recovery: `/write ${p.display} (creates missing folders)` });
+}
+
+/**
+ * `/append <file>` + body (behaviour.md §2.5): like `>>`, creates a missing file (never a missing
+ * folder); a non-empty file without a final newline gets one first.
+ */
 export const appendCommand: Command = {
   name: 'append',
   takesBody: true,
@@ -59,9 +76,15 @@ export const appendCommand: Command = {
     const t = target(ctx, 'append', [], []);
     if ('ok' in t) return t;
     const { p } = t;
-    const before = readRequired(ctx, p);
-    if ('ok' in before) return before;
+    const before = readExisting(p);
+    if (before !== null && 'ok' in before) return before;
     const add = Buffer.from(ctx.body, 'utf8');
+    if (before === null) {
+      const blocked = missingParent(ctx, p);
+      if (blocked) return blocked;
+      const note = commitWrite(ctx.session, p, { command: '/append', before: null, after: add });
+      return confirm(`Created ${p.display} (${bytesText(add.length)}, ${linesText(countLines(ctx.body))})${note}`);
+    }
     const sep = before.length > 0 && add.length > 0 && before[before.length - 1] !== 0x0a ? Buffer.from('\n') : Buffer.alloc(0);
     const after = Buffer.concat([before, sep, add]);
     const note = commitWrite(ctx.session, p, { command: '/append', before, after });

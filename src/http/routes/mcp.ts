@@ -1,9 +1,7 @@
 import type { Express, Request, Response } from 'express';
-import type { ExecResult, LoomSystem } from '../../actors/system.js';
-import { LoomError, errorMessage } from '../../domain/errors.js';
+import { LoomError } from '../../domain/errors.js';
 import { isAgentId } from '../../domain/ids.js';
-import type { TopicRef } from '../../domain/topic.js';
-import { busyText, type ToolOutcome, type ToolRunner } from '../../domain/mcpTool.js';
+import { systemRunner } from '../../mcp/runner.js';
 import type { AppContext } from '../context.js';
 import { readBody } from '../body.js';
 import { agentHeader, route } from '../route.js';
@@ -13,29 +11,6 @@ export const MCP_METHOD_NOT_ALLOWED = { jsonrpc: '2.0', error: { code: -32000, m
 
 /** The JSON-RPC parse error the SDK transport gives for a body that is not JSON. */
 const PARSE_ERROR = { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: Invalid JSON' }, id: null } as const;
-
-/**
- * The daemon's tool runner for one agent: the /exec command path with the `try` policy, so a topic
- * that is executing (from /exec or /mcp) answers BUSY at once and is not queued (spec §4.8,
- * behaviour.md §10.3: the BUSY test and the start are one step of the topic's queue machine).
- */
-export function systemRunner(system: LoomSystem, agentId: string): ToolRunner {
-  return (ref: TopicRef, cmd: string) => new Promise<ToolOutcome>((resolve) => {
-    try {
-      system.submit(agentId, ref, cmd, {
-        onStart: () => undefined,
-        onRefuse: (reason) => resolve({ ok: false, topic: ref.topic, body: reason === 'BUSY' ? busyText(ref.topic) : `ERROR(INTERNAL_ERROR): refused: ${reason}` }),
-        onResult: (raw) => {
-          const r = raw as ExecResult;
-          resolve({ ok: r.ok, topic: r.topic, body: r.body, code: r.code });
-        },
-      }, 'try');
-    } catch (err) {
-      // The agent was deleted between auto-registration and submit.
-      resolve({ ok: false, topic: ref.topic, body: `ERROR(INTERNAL_ERROR): ${errorMessage(err)}` });
-    }
-  });
-}
 
 /** The JSON-RPC payload of a POST, or undefined when it is not JSON (empty counts as not JSON, as in the SDK). */
 function parseJson(buf: Buffer): unknown {
@@ -57,10 +32,7 @@ async function handlePost(ctx: AppContext, req: Request, res: Response): Promise
   // Unknown agents are auto-registered on first touch with a derived home (spec §4.8).
   await ctx.system.ensureAgent(agentId);
   const parsed = parseJson(await readBody(req));
-  if (parsed === undefined) {
-    res.status(400).json(PARSE_ERROR);
-    return;
-  }
+  if (parsed === undefined) throw new LoomError(400, 'Parse error', { protocolBody: PARSE_ERROR });
   const { serveStateless } = await loadServer();
   await serveStateless(req, res, parsed, systemRunner(ctx.system, agentId), ctx.system.services.info.version);
 }
@@ -82,8 +54,8 @@ function loadServer(): Promise<typeof import('../../mcp/server.js')> {
 
 /** POST, GET, DELETE /mcp; other methods get the generic 405 of behaviour.md §9.1. */
 export function mountMcp(app: Express, ctx: AppContext): void {
-  const notAllowed = (_req: Request, res: Response) => {
-    res.status(405).setHeader('Allow', 'POST').json(MCP_METHOD_NOT_ALLOWED);
+  const notAllowed = () => {
+    throw new LoomError(405, 'Method not allowed', { headers: { Allow: 'POST' }, protocolBody: MCP_METHOD_NOT_ALLOWED });
   };
   route(app, '/mcp', {
     POST: (req, res) => handlePost(ctx, req, res),

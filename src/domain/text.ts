@@ -1,0 +1,20 @@
+/**
+ * Small text helpers shared by commands and the CLI (behaviour.md §2.13: counts are pluralised,
+ * durations are shown in human units).
+ */
+
+/** `1 event`, `2 events`, `0 events`; `many` defaults to `one` + `s`. */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+const UNITS: Array<[string, number]> = [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]];
+
+/**
+ * A duration in the largest unit that divides it exactly (`30d`, `90s`, `1500ms`): the same
+ * notation the CLI accepts (`^\d+(ms|s|m|h|d)$`), so what is shown can be typed back.
+ */
+export function durationText(ms: number): string {
+  for (const [unit, size] of UNITS) if (ms > 0 && ms % size === 0) return `${ms / size}${unit}`;
+  return `${ms}ms`;
+}
