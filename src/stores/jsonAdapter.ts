@@ -43,6 +43,11 @@ export class AtomicJsonFile<T> implements Adapter<T> {
   }
 
   async write(data: T): Promise<void> {
+    this.writeSync(data);
+  }
+
+  /** The same write, throwing synchronously (a caller that must know it is durable before going on). */
+  writeSync(data: T): void {
     writeFileAtomic(this.path, JSON.stringify(data, null, 2) + '\n');
   }
 }
