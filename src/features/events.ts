@@ -7,6 +7,7 @@ import { EVENTS_KEY } from '../domain/events.js';
 import { EVENT_PING_MS } from '../domain/limits.js';
 import type { Feature } from '../features.js';
 import { eventStreamRoute } from '../http/routes/eventStream.js';
+import { eventsJsonRoutes } from '../http/routes/events.js';
 import { webhookRoutes } from '../http/routes/webhook.js';
 import { FileInbox } from '../stores/inbox.js';
 
@@ -36,5 +37,5 @@ export const eventsFeature: Feature = async (ctx, registry) => {
   sys.deleteSteps.push((agentId) => events.deleteAgent(agentId));
   sys.shutdownHooks.push(() => events.shutdown());
   Object.assign(ctx.describeCapabilities, { 'agent-webhooks': {}, events: {}, 'event-stream': { ping_ms: EVENT_PING_MS } });
-  return [webhookRoutes(events), eventStreamRoute(streams)];
+  return [webhookRoutes(events), eventStreamRoute(streams), eventsJsonRoutes(events)];
 };

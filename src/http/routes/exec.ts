@@ -7,6 +7,8 @@ import type { AppContext } from '../context.js';
 import { readJsonObject } from '../body.js';
 import { agentHeader, route } from '../route.js';
 import { SseWriter } from '../sse.js';
+import { commandWord } from '../../domain/requestLog.js';
+import { noteRequest } from '../requestLog.js';
 
 /** behaviour.md §1.5: the first line of cmd, cut to 199 characters + `…` past 200. */
 export function cmdDisplay(cmd: string): string {
@@ -42,12 +44,14 @@ export function mountExec(app: Express, ctx: AppContext): void {
       const ref = parseTopic(body.topic);
       if (!ref) throw new LoomError(400, `Invalid topic: ${String(body.topic)}`);
       const requestId = parseRequestId(body.request_id);
+      noteRequest(res, { topic: ref.topic, command: commandWord(cmd), request_id: requestId });
       const display = cmdDisplay(cmd);
       const sse = new SseWriter(res);
       let timer: NodeJS.Timeout | undefined;
       let settled = false;
       await new Promise<void>((done) => {
-        const handle = ctx.system.submit(agentId, ref, cmd.trim(), {
+        // Only the header is trimmed (behaviour.md §2.1): a body keeps its trailing newline.
+        const handle = ctx.system.submit(agentId, ref, cmd.trimStart(), {
           onStart: () => {
             sse.open();
             timer = setInterval(() => { if (!sse.closed) sse.comment('running'); }, RUNNING_COMMENT_MS);

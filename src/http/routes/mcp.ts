@@ -2,11 +2,13 @@ import type { Express, Request, Response } from 'express';
 import type { ExecResult, LoomSystem } from '../../actors/system.js';
 import { LoomError, errorMessage } from '../../domain/errors.js';
 import { isAgentId } from '../../domain/ids.js';
-import type { TopicRef } from '../../domain/topic.js';
+import { parseTopic, type TopicRef } from '../../domain/topic.js';
 import { busyText, type ToolOutcome, type ToolRunner } from '../../domain/mcpTool.js';
 import type { AppContext } from '../context.js';
 import { readBody } from '../body.js';
 import { agentHeader, route } from '../route.js';
+import { commandWord } from '../../domain/requestLog.js';
+import { noteRequest } from '../requestLog.js';
 
 /** behaviour.md §10.1: the body of GET and DELETE /mcp (405), as the SDK's stateless example answers. */
 export const MCP_METHOD_NOT_ALLOWED = { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null } as const;
@@ -46,6 +48,16 @@ function parseJson(buf: Buffer): unknown {
   }
 }
 
+/** The request-log fields of a `tools/call` of the `loom` tool: topic and command word (behaviour.md §2.13). */
+function toolCallNote(parsed: unknown): { topic?: string; command?: string | null } {
+  const msg = parsed as { method?: unknown; params?: { arguments?: { topic?: unknown; cmd?: unknown } } } | null;
+  if (typeof msg !== 'object' || msg === null || msg.method !== 'tools/call') return {};
+  const args = msg.params?.arguments;
+  // Only a topic that parses is recorded: anything else is arbitrary caller text.
+  const topic = parseTopic(args?.topic)?.topic;
+  return { ...(topic !== undefined ? { topic } : {}), command: commandWord(args?.cmd) };
+}
+
 /**
  * POST /mcp (spec §4.8, behaviour.md §10.1): Streamable HTTP, stateless — a fresh tool server and
  * transport per request, JSON responses, no session ids. The body is read here with the 10 MiB cap
@@ -61,6 +73,7 @@ async function handlePost(ctx: AppContext, req: Request, res: Response): Promise
     res.status(400).json(PARSE_ERROR);
     return;
   }
+  noteRequest(res, { agent: agentId, ...toolCallNote(parsed) });
   const { serveStateless } = await loadServer();
   await serveStateless(req, res, parsed, systemRunner(ctx.system, agentId), ctx.system.services.info.version);
 }
