@@ -26,6 +26,8 @@ export class RequestLogFile implements RequestLogSink {
   private readonly logger: Logger;
   private size: number;
   private closed = false;
+  /** A (re)open is in flight: the path may not exist yet. */
+  private opening = false;
 
   constructor(dir: string, private readonly opts: { maxBytes?: number; files?: number; echo?: (entry: RequestLogEntry) => void } = {}) {
     this.file = join(dir, REQUEST_LOG_NAME);
@@ -50,25 +52,41 @@ export class RequestLogFile implements RequestLogSink {
   private append(line: string): void {
     this.dest.write(line);
     this.size += Buffer.byteLength(line);
-    if (this.size < (this.opts.maxBytes ?? REQUEST_LOG_MAX_BYTES)) return;
+    if (this.size >= (this.opts.maxBytes ?? REQUEST_LOG_MAX_BYTES) && !this.opening) this.rotate();
+  }
+
+  /**
+   * Shift the files and start a new one. The destination opens files asynchronously: until the
+   * file exists (first open, or the reopen of the previous rotation) there is nothing to rename
+   * yet, so rotation waits for `ready` and checks the size again.
+   */
+  private rotate(): void {
+    if (!existsSync(this.file)) return this.afterOpen();
     try {
-      this.rotate();
+      const keep = this.opts.files ?? REQUEST_LOG_FILES;
+      rmSync(`${this.file}.${keep - 1}`, { force: true });
+      for (let i = keep - 2; i >= 1; i--) {
+        if (existsSync(`${this.file}.${i}`)) renameSync(`${this.file}.${i}`, `${this.file}.${i + 1}`);
+      }
+      renameSync(this.file, `${this.file}.1`);
     } catch (err) {
       // Rotation failed (folder gone, permissions): keep writing where we are and say so.
       process.emitWarning(`request log rotation failed: ${(err as Error).message}`);
+      this.size = 0;
+      return;
     }
     this.size = 0;
+    this.dest.reopen();
+    this.afterOpen();
   }
 
-  /** Shift the files and start a new one. */
-  private rotate(): void {
-    const keep = this.opts.files ?? REQUEST_LOG_FILES;
-    rmSync(`${this.file}.${keep - 1}`, { force: true });
-    for (let i = keep - 2; i >= 1; i--) {
-      if (existsSync(`${this.file}.${i}`)) renameSync(`${this.file}.${i}`, `${this.file}.${i + 1}`);
-    }
-    renameSync(this.file, `${this.file}.1`);
-    this.dest.reopen();
+  /** Hold rotation until the destination has (re)opened its file, then check the size again. */
+  private afterOpen(): void {
+    this.opening = true;
+    this.dest.once('ready', () => {
+      this.opening = false;
+      if (!this.closed && this.size >= (this.opts.maxBytes ?? REQUEST_LOG_MAX_BYTES)) this.rotate();
+    });
   }
 
   /** Flush what is buffered and close the file (daemon shutdown). */
