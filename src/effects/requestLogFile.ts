@@ -15,10 +15,9 @@ function sizeOf(file: string): number {
 }
 
 /**
- * The request log file (behaviour.md §2.13): one JSON line per request, written by pino through
- * its asynchronous destination (sonic-boom), so a request never waits for the disk. Rotation is
- * by size: past `maxBytes` the files shift (`.1` → `.2`, current → `.1`, the oldest dropped) and
- * the destination reopens the path; writes in flight finish in the renamed file.
+ * The request log file (behaviour.md §2.13): one JSON line per request, written by pino to its
+ * sonic-boom destination. Rotation is by size: past `maxBytes` the files shift and the
+ * destination reopens the path.
  */
 export class RequestLogFile implements RequestLogSink {
   private readonly file: string;
@@ -26,13 +25,15 @@ export class RequestLogFile implements RequestLogSink {
   private readonly logger: Logger;
   private size: number;
   private closed = false;
-  /** A (re)open is in flight: the path may not exist yet. */
-  private opening = false;
 
   constructor(dir: string, private readonly opts: { maxBytes?: number; files?: number; echo?: (entry: RequestLogEntry) => void } = {}) {
     this.file = join(dir, REQUEST_LOG_NAME);
     this.size = sizeOf(this.file);
-    this.dest = pino.destination({ dest: this.file, sync: false, mkdir: true, mode: 0o600, minLength: 0 });
+    // Synchronous appends: a line is on its way to the disk when the request is logged (nothing
+    // lost when the process exits), and one small write per request costs microseconds, after the
+    // response has gone out. (pino's asynchronous destination also throws from its exit hook when
+    // the process exits before the file is open, e.g. on "port in use".)
+    this.dest = pino.destination({ dest: this.file, sync: true, mkdir: true, mode: 0o600 });
     // A log failure (disk full, folder removed) must never take the daemon down with it.
     this.dest.on('error', (err: Error) => process.emitWarning(`request log: ${err.message}`));
     const counted = { write: (line: string) => this.append(line) };
@@ -52,41 +53,25 @@ export class RequestLogFile implements RequestLogSink {
   private append(line: string): void {
     this.dest.write(line);
     this.size += Buffer.byteLength(line);
-    if (this.size >= (this.opts.maxBytes ?? REQUEST_LOG_MAX_BYTES) && !this.opening) this.rotate();
+    if (this.size >= (this.opts.maxBytes ?? REQUEST_LOG_MAX_BYTES)) this.rotate();
   }
 
-  /**
-   * Shift the files and start a new one. The destination opens files asynchronously: until the
-   * file exists (first open, or the reopen of the previous rotation) there is nothing to rename
-   * yet, so rotation waits for `ready` and checks the size again.
-   */
+  /** Shift the files (`.1` → `.2`, current → `.1`, the oldest dropped) and start a new one. */
   private rotate(): void {
-    if (!existsSync(this.file)) return this.afterOpen();
+    this.size = 0;
     try {
       const keep = this.opts.files ?? REQUEST_LOG_FILES;
       rmSync(`${this.file}.${keep - 1}`, { force: true });
       for (let i = keep - 2; i >= 1; i--) {
         if (existsSync(`${this.file}.${i}`)) renameSync(`${this.file}.${i}`, `${this.file}.${i + 1}`);
       }
-      renameSync(this.file, `${this.file}.1`);
+      // A file removed by hand is simply started again.
+      if (existsSync(this.file)) renameSync(this.file, `${this.file}.1`);
+      this.dest.reopen();
     } catch (err) {
       // Rotation failed (folder gone, permissions): keep writing where we are and say so.
       process.emitWarning(`request log rotation failed: ${(err as Error).message}`);
-      this.size = 0;
-      return;
     }
-    this.size = 0;
-    this.dest.reopen();
-    this.afterOpen();
-  }
-
-  /** Hold rotation until the destination has (re)opened its file, then check the size again. */
-  private afterOpen(): void {
-    this.opening = true;
-    this.dest.once('ready', () => {
-      this.opening = false;
-      if (!this.closed && this.size >= (this.opts.maxBytes ?? REQUEST_LOG_MAX_BYTES)) this.rotate();
-    });
   }
 
   /** Flush what is buffered and close the file (daemon shutdown). */
