@@ -29,13 +29,29 @@ async function untilde(opts: GlobalOpts, words: string[]): Promise<string[]> {
   return words.map((w) => (inside(w, home) && !workspace.some((d) => inside(w, d)) ? `~${w.slice(home.length)}` : w));
 }
 
+/** A word as one value for Loom's argument tokenizer (behaviour.md §5.2) and /set: `"…"` with `\\` and `"` escaped. */
+export function quoteWord(w: string): string {
+  return w !== '' && !/[\s"'\\]/.test(w) ? w : `"${w.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+}
+
+/**
+ * Join the words after the topic with single spaces, keeping each word one value: the shell has
+ * already removed the quotes of `loom main /act.add "Buy milk"`, so a word that holds spaces or
+ * quotes is quoted again. `/exec` is the exception: its words are shell text, joined as they are
+ * (`loom main /exec 'ls -la | wc -l'` runs the pipeline).
+ */
+export function joinWords(words: string[]): string {
+  if (/^\s*\/exec(\s|$)/i.test(words[0])) return words.join(' ');
+  return [words[0], ...words.slice(1).map(quoteWord)].join(' ');
+}
+
 /**
  * `loom [options] <topic> <cmd…>` (behaviour.md §2.13): the words after the topic are joined with
  * single spaces; `-` reads the whole command, body included, from stdin.
  */
 export async function execForm(opts: GlobalOpts, topic: string, words: string[]): Promise<number> {
   if (words.length === 0) throw new UsageError(`loom: no command for topic '${topic}'; e.g.  loom ${topic} /help   (loom --help lists the CLI commands)`);
-  const cmd = words.length === 1 && words[0] === '-' ? await readStdin() : (await untilde(opts, words)).join(' ');
+  const cmd = words.length === 1 && words[0] === '-' ? await readStdin() : joinWords(await untilde(opts, words));
   if (cmd.trim() === '') throw new UsageError('loom: the command is empty; e.g.  echo /help | loom main -');
   if (!cmd.trimStart().startsWith('/')) throw new UsageError(`loom: a command starts with /, e.g.  loom ${topic} /help`);
   return execOnce(opts, topic, cmd);

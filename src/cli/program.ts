@@ -28,9 +28,10 @@ const MAIN_HELP = `
 Send one slash command to a topic:
   loom [options] <topic> <command…>   the words after the topic are joined with spaces
   loom [options] <topic> -            read the command (body included) from stdin
-Options go before the topic; everything after it is the command. Quote the command when it holds
-characters your shell treats specially ($, #, quotes, *, ;). An unquoted ~ reaches loom expanded by the
-shell; loom turns it back into ~ (the agent home) unless the path lies in the agent's workspace.
+Options go before the topic; everything after it is the command. Each word stays one value (a word
+with spaces or quotes is quoted again for Loom), except after /exec, whose words are shell text: quote
+that text as a whole. Quote what your shell would change ($NAME, #, *, ;). An unquoted ~ reaches loom
+expanded by the shell; loom turns it back into ~ (the agent home) unless the path is in the workspace.
 
 Exit codes: 0 ok · 1 the command failed · 2 usage error · 3 daemon not reachable
 
@@ -39,6 +40,8 @@ Examples:
   loom agent add leo && loom agent use leo
   loom main /help
   loom main /open ~/notes/plan.md
+  loom main /act.add "Buy milk"
+  loom main /exec 'ls -la | wc -l'
   loom main '/set $NOTE_TOKEN = "secret"'
   printf '/write ~/notes/todo.md\\n- buy milk\\n' | loom main -
   loom --json main /info
