@@ -15,11 +15,11 @@ export function freePort() {
   });
 }
 
-/** Start dist/cli/main.js daemon with a temp SVC_DATA_DIR; resolves when ready. */
-export async function startDaemon(env = {}) {
+/** Start dist/cli/main.js daemon with a temp SVC_DATA_DIR (and extra Node flags, e.g. --cpu-prof); resolves when ready. */
+export async function startDaemon(env = {}, nodeArgs = []) {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'loom-bench-'));
-  const proc = spawn(process.execPath, [join(root, 'dist/cli/main.js'), 'daemon'], {
+  const proc = spawn(process.execPath, [...nodeArgs, join(root, 'dist/cli/main.js'), 'daemon'], {
     env: { ...process.env, SVC_PORT: String(port), SVC_DATA_DIR: dataDir, ...env }, stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise((resolve, reject) => {
@@ -35,9 +35,38 @@ export function machine() {
   return `${cpus()[0]?.model ?? 'cpu'} ×${cpus().length}, ${Math.round(totalmem() / 2 ** 30)} GiB RAM, Node ${process.version}`;
 }
 
-/** Write bench/results/<name>.md with a header naming machine, date and command. */
+/** The Node release line running this bench, e.g. 24: results are kept per line. */
+export const nodeLine = Number(process.versions.node.split('.')[0]);
+
+/**
+ * Write bench/results/<name>.node<line>.md with a header naming machine, date, Node version and
+ * command. One file per area and Node line: a run on Node 24 never erases the Node 20 figures.
+ */
 export function writeResult(name, title, body) {
-  const text = `## ${title}\n\n- Machine: ${machine()}\n- Date: ${new Date().toISOString()}\n- Command: \`npm run bench -- ${name}\`\n\n${body.trim()}\n`;
-  writeFileSync(join(root, 'bench', 'results', `${name}.md`), text);
+  const text = `## ${title} — Node ${nodeLine}\n\n- Machine: ${machine()}\n- Date: ${new Date().toISOString()}\n- Command: \`npm run bench -- ${name}\` (node ${process.version})\n\n${body.trim()}\n`;
+  writeFileSync(join(root, 'bench', 'results', `${name}.node${nodeLine}.md`), text);
   console.log(text);
+}
+
+/** Start a helper server script (`node <script> ...args`) in a process of its own; resolves once it prints `listening`. */
+export async function startServer(script, args) {
+  const proc = spawn(process.execPath, [join(root, 'bench', script), ...args.map(String)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise((resolve, reject) => {
+    let out = '';
+    proc.stdout.on('data', (c) => { out += c; if (out.includes('listening')) resolve(); });
+    proc.once('exit', (c) => reject(new Error(`${script} exited ${c}`)));
+  });
+  return { pid: proc.pid, stop: () => new Promise((r) => { proc.once('exit', r); proc.kill('SIGTERM'); }) };
+}
+
+/** Median of a list of numbers. */
+export function median(list) {
+  const s = [...list].sort((a, b) => a - b);
+  return s.length === 0 ? NaN : s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+}
+
+/** A percentile (0–100) of a list of numbers (nearest rank). */
+export function percentile(list, p) {
+  const s = [...list].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
 }

@@ -1,11 +1,23 @@
-// bench/exec (issue 2): POST /exec with /help on 16 connections over 16 topics, Loom vs a bare
-// Express 5 + one-XState-actor-per-topic skeleton, same run, same machine.
+// bench/exec: POST /exec with /help on 16 connections over 16 topics (autocannon, keep-alive), Loom vs two
+// baselines measured in the same run, each server in a process of its own:
+//   lean      Express 5 alone, no body parser middleware, same SSE bytes (the target: Loom >= 70 % of it)
+//   skeleton  Express 5 + express.json() + one XState actor per topic with an invoked promise per command
+//             (Loom >= 100 % of it)
+// Then one sequential client (one request at a time, keep-alive): p50 latency (Loom target <= 0.5 ms).
+// BENCH_PROFILE=1 also runs the daemon under --cpu-prof and appends where its CPU time went.
+import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:http';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { freePort, startDaemon, writeResult } from './common.mjs';
-import { startSkeleton } from './skeleton.mjs';
+import { freePort, median, percentile, startDaemon, startServer, writeResult } from './common.mjs';
+import { summarise } from './profile.mjs';
 
-const DURATION = Number(process.env.BENCH_SECONDS ?? 10);
+const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const SEQ_N = Number(process.env.BENCH_SEQ ?? 3000);
 const CONNECTIONS = 16;
+const profileDir = process.env.BENCH_PROFILE ? mkdtempSync(join(tmpdir(), 'loom-prof-')) : null;
 
 function load(url, headers) {
   let n = 0;
@@ -17,49 +29,96 @@ function load(url, headers) {
   });
 }
 
-const row = (name, r) => `| ${name} | ${Math.round(r.requests.average)} | ${r.latency.p50} | ${r.latency.p99} | ${r.non2xx} | ${r.errors} |`;
+const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+/** One POST /exec; resolves with the whole SSE text. */
+function once(port, topic = 'seq') {
+  const body = JSON.stringify({ cmd: '/help', topic });
+  return new Promise((resolve, reject) => {
+    const r = request({ host: '127.0.0.1', port, path: '/exec', method: 'POST', agent, headers: { 'Content-Type': 'application/json', 'X-Agent-Id': 'bench', 'Content-Length': Buffer.byteLength(body) } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c) => { text += c; });
+      res.on('end', () => resolve(text));
+      res.on('error', reject);
+    });
+    r.on('error', reject);
+    r.end(body);
+  });
+}
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
-const skPort = await freePort();
-const sk = await startSkeleton(skPort);
-const d = await startDaemon();
+/** Sequential latencies (ms) of n requests. */
+async function sequential(port, n) {
+  const out = [];
+  for (let i = 0; i < n; i++) {
+    const t = process.hrtime.bigint();
+    await once(port);
+    out.push(Number(process.hrtime.bigint() - t) / 1e6);
+  }
+  return out;
+}
+
+const d = await startDaemon({}, profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
 await fetch(`${d.base}/agents`, { method: 'POST', body: JSON.stringify({ agent_id: 'bench' }) });
+const sample = await once(d.port);
+const content = JSON.parse(/event: content\ndata: (.*)\n/.exec(sample)[1]);
+const contentFile = join(mkdtempSync(join(tmpdir(), 'loom-bench-')), 'help.txt');
+writeFileSync(contentFile, content);
+const ports = { lean: await freePort(), skeleton: await freePort() };
+const lean = await startServer('exec-baselines.mjs', ['lean', ports.lean, contentFile]);
+const skeleton = await startServer('exec-baselines.mjs', ['skeleton', ports.skeleton, contentFile]);
+ports.loom = d.port;
+for (const name of ['lean', 'skeleton']) {
+  const t = await once(ports[name], 'seq');
+  if (t.length !== sample.length) throw new Error(`${name} answers ${t.length} bytes, Loom ${sample.length}`);
+}
+
 const targets = {
-  skeleton: () => load(`http://127.0.0.1:${skPort}/exec`, {}),
+  lean: () => load(`http://127.0.0.1:${ports.lean}/exec`, { 'X-Agent-Id': 'bench' }),
+  skeleton: () => load(`http://127.0.0.1:${ports.skeleton}/exec`, { 'X-Agent-Id': 'bench' }),
   loom: () => load(`${d.base}/exec`, { 'X-Agent-Id': 'bench' }),
 };
-// Warm-up runs discarded; then the two servers alternate, round by round, so that a slow or fast
-// spell of this shared machine does not land on one of them only.
+// Warm-up runs discarded; then the servers alternate round by round, so a slow or fast spell of this
+// shared machine does not land on one of them only.
 for (const run of Object.values(targets)) await run();
-const runs = { skeleton: [], loom: [] };
-for (let r = 0; r < ROUNDS; r++) for (const [k, run] of Object.entries(targets)) runs[k].push(await run());
-sk.close();
+const runs = { lean: [], skeleton: [], loom: [] };
+const loads = [];
+for (let r = 0; r < ROUNDS; r++) {
+  for (const [k, run] of Object.entries(targets)) runs[k].push(await run());
+  loads.push(loadavg()[0]);
+}
+const seq = { lean: [], skeleton: [], loom: [] };
+for (let block = 0; block < 5; block++) for (const k of Object.keys(seq)) seq[k].push(...(await sequential(ports[k], SEQ_N / 5)));
+await lean.stop();
+await skeleton.stop();
 await d.stop();
-/** The rounds of one server folded into one row (mean req/s; worst p50/p99; summed failures). */
-const fold = (rs) => ({
-  requests: { average: rs.reduce((a, r) => a + r.requests.average, 0) / rs.length },
-  latency: { p50: Math.max(...rs.map((r) => r.latency.p50)), p99: Math.max(...rs.map((r) => r.latency.p99)) },
-  non2xx: rs.reduce((a, r) => a + r.non2xx, 0),
-  errors: rs.reduce((a, r) => a + r.errors, 0),
-});
-const base = fold(runs.skeleton);
-const loom = fold(runs.loom);
-const perRound = runs.skeleton.map((r, i) => `| ${i + 1} | ${Math.round(r.requests.average)} | ${Math.round(runs.loom[i].requests.average)} | ${(100 * runs.loom[i].requests.average / r.requests.average).toFixed(1)} % |`).join('\n');
 
-const ratio = loom.requests.average / base.requests.average;
+const rps = (k) => runs[k].map((r) => r.requests.average);
+const ratios = (k, base) => runs[k].map((r, i) => r.requests.average / runs[base][i].requests.average);
+const pct = (x) => `${(100 * x).toFixed(1)} %`;
+const perRound = runs.loom.map((r, i) => `| ${i + 1} | ${Math.round(runs.lean[i].requests.average)} | ${Math.round(runs.skeleton[i].requests.average)} | ${Math.round(r.requests.average)} | ${pct(ratios('loom', 'lean')[i])} | ${pct(ratios('loom', 'skeleton')[i])} | ${loads[i].toFixed(2)} |`).join('\n');
+const row = (name, k) => `| ${name} | ${Math.round(median(rps(k)))} | ${median(runs[k].map((r) => r.latency.p50))} | ${median(runs[k].map((r) => r.latency.p99))} | ${runs[k].reduce((a, r) => a + r.non2xx + r.errors, 0)} | ${median(seq[k]).toFixed(3)} | ${percentile(seq[k], 99).toFixed(3)} |`;
+const vsLean = median(ratios('loom', 'lean'));
+const vsSkeleton = median(ratios('loom', 'skeleton'));
+let profile = '';
+if (profileDir) {
+  const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
+  profile = `\n### Where the daemon's CPU time goes (BENCH_PROFILE=1, whole run)\n\n${summarise(join(profileDir, file))}\n`;
+}
 writeResult('exec', 'POST /exec (/help, 16 connections, 16 topics)', `
-${ROUNDS} rounds of ${DURATION} s per server, the servers alternating, after a discarded warm-up run of each;
-autocannon, HTTP/1.1 keep-alive. Rows: mean req/s over the rounds, the worst p50 and p99 of any round.
+${ROUNDS} rounds of ${DURATION} s per server, the three servers alternating, after a discarded warm-up run of
+each; every server in its own process; autocannon (this process), HTTP/1.1 keep-alive; all three answer the
+same bytes. Then one sequential client, ${SEQ_N} requests per server in 5 interleaved blocks.
 
-| round | skeleton req/s | Loom req/s | Loom / skeleton |
-|---|---|---|---|
+| round | lean Express req/s | skeleton req/s | Loom req/s | Loom / lean | Loom / skeleton | load avg |
+|---|---|---|---|---|---|---|
 ${perRound}
 
+| server | req/s (median) | p50 ms | p99 ms | non-2xx + errors | 1 client p50 ms | 1 client p99 ms |
+|---|---|---|---|---|---|---|
+${row('lean Express 5 (no body parser)', 'lean')}
+${row('Express 5 + express.json + XState actor per topic (skeleton)', 'skeleton')}
+${row('Loom daemon', 'loom')}
 
-| server | req/s | p50 ms | p99 ms | non-2xx | errors |
-|---|---|---|---|---|---|
-${row('bare Express 5 + XState actor per topic', base)}
-${row('Loom daemon', loom)}
-
-Loom reaches **${(ratio * 100).toFixed(1)} %** of the skeleton's throughput (target ≥ 70 %).
-`);
+Loom reaches **${pct(vsLean)}** of lean Express (target ≥ 70 %) and **${pct(vsSkeleton)}** of the skeleton
+(target ≥ 100 %), medians of the per-round ratios; one sequential client: p50 **${median(seq.loom).toFixed(3)} ms** (target ≤ 0.5 ms).
+${profile}`);

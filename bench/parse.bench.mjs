@@ -12,7 +12,8 @@ const loadAtStart = loadavg().map((x) => x.toFixed(2)).join(', ');
 const gc = runInNewContext('gc');
 const { parseDocument } = await import(join(root, 'dist/sfmd/parse.js'));
 
-const corpusDir = [process.env.LOOM_CORPUS, join(root, '../shared/corpus/apps'), '/work/shared/corpus/apps'].find((p) => p && existsSync(p));
+// The repository's copy of the corpus (test/fixtures/apps; licence notice beside it).
+const corpusDir = join(root, 'test', 'fixtures', 'apps');
 const files = (function walk(d) {
   return readdirSync(d).flatMap((n) => (statSync(join(d, n)).isDirectory() ? walk(join(d, n)) : n.endsWith('.md') ? [join(d, n)] : []));
 })(corpusDir);

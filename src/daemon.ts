@@ -44,14 +44,8 @@ export async function compose(config: DaemonConfig, opts: { clock?: Clock; memor
   const agents = opts.memory ? LowAgentStore.memory() : await LowAgentStore.open(config.dataDir);
   const registry = buildRegistry();
   const system = new LoomSystem({ info, clock, agents, env: new FileEnvStore(config.dataDir), packages: new EmptyPackageRegistry(), registry, queue: opts.queue });
-  const ctx: AppContext = {
-    system,
-    allowedOrigins: config.allowedOrigins,
-    describeCapabilities: { describe: {}, agents: {}, sessions: {}, exec: {} },
-    onShutdown: opts.onShutdown ?? (() => undefined),
-    fastPaths: [],
-  };
-  const routes = await installFeatures(ctx, registry);
+  const { routes, fastPaths } = await installFeatures({ system, info, clock, agents, allowedOrigins: config.allowedOrigins });
+  const ctx: AppContext = { system, allowedOrigins: config.allowedOrigins, onShutdown: opts.onShutdown ?? (() => undefined), fastPaths };
   const app = createApp(ctx, routes);
   const log = opts.requestLog ?? {};
   const requestLog = log === false ? null : new RequestLogFile(join(config.dataDir, REQUEST_LOG_DIR), { echo: log.echo });

@@ -1,17 +1,11 @@
-import type { CommandRegistry } from './commands/registry.js';
-import type { AppContext } from './http/context.js';
-import type { RouteModule } from './http/app.js';
-import { mcpFeature } from './features/mcp.js';
-import { documentsFeature } from './features/documents.js';
 import { actionsFeature } from './features/actions.js';
-import { eventsFeature } from './features/events.js';
 import { capabilitiesFeature } from './features/capabilities.js';
-
-/**
- * A feature plugs into the composed daemon: it may register commands, add route modules, add
- * DELETE /agents cascade steps, registration extensions, shutdown hooks and /describe entries.
- */
-export type Feature = (ctx: AppContext, registry: CommandRegistry) => Promise<RouteModule[] | void> | RouteModule[] | void;
+import { documentsFeature } from './features/documents.js';
+import { eventsFeature } from './features/events.js';
+import { mcpFeature } from './features/mcp.js';
+import type { Feature, FeatureHost } from './features/types.js';
+import type { RouteModule } from './http/app.js';
+import type { FastPath } from './http/context.js';
 
 /** The features of this build, in order. Each later issue adds one line here. */
 export const features: Feature[] = [
@@ -22,9 +16,15 @@ export const features: Feature[] = [
   capabilitiesFeature,
 ];
 
-/** Install every feature; returns the route modules they add. */
-export async function installFeatures(ctx: AppContext, registry: CommandRegistry): Promise<RouteModule[]> {
+/** Build every feature, hand its system part to the system; returns the HTTP parts. */
+export async function installFeatures(host: FeatureHost): Promise<{ routes: RouteModule[]; fastPaths: FastPath[] }> {
   const routes: RouteModule[] = [];
-  for (const f of features) routes.push(...((await f(ctx, registry)) ?? []));
-  return routes;
+  const fastPaths: FastPath[] = [];
+  for (const f of features) {
+    const c = await f(host);
+    host.system.install(c);
+    routes.push(...(c.routes ?? []));
+    fastPaths.push(...(c.fastPaths ?? []));
+  }
+  return { routes, fastPaths };
 }

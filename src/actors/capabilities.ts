@@ -1,15 +1,20 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Actor } from 'xstate';
 import {
   toPublic, type CapabilityRecord, type CapabilityRecords, type CapabilityRefusal, type CapabilitySpec, type MintResponse, type PublicCapability,
 } from '../domain/capability.js';
 import { errorMessage } from '../domain/errors.js';
 import { randomToken } from '../domain/ids.js';
 import type { Clock } from '../domain/ports.js';
-import { capabilityLogic, verdictOf } from '../machines/capability.js';
-import type { ActorFactory } from './inspection.js';
+import { verdictOf, type CapabilityInput } from '../machines/capability.js';
+import type { CapabilityRef } from './tree.js';
 
-type CapabilityActor = Actor<ReturnType<typeof capabilityLogic>>;
+/** Where capability actors live: `cap:<token_id>` children of their agent in the actor tree. */
+export interface CapabilityTree {
+  /** Spawn the actor of a live capability under its agent; undefined when the agent is unknown. */
+  spawn(agentId: string, input: CapabilityInput): CapabilityRef | undefined;
+  /** The actor of a live capability, or undefined. */
+  get(tokenId: string): CapabilityRef | undefined;
+}
 
 /** SHA-256 hex of a presented or minted secret (behaviour.md §1.1: only hashes are stored). */
 export function secretHash(secret: string): string {
@@ -30,45 +35,35 @@ export type Verification = { ok: true; grant: Grant } | { ok: false; reason: Cap
 const iso = (ms: number): string => new Date(ms).toISOString();
 
 /**
- * Capabilities as actors (architecture.md): one capability-machine actor per live token, created with
- * the shared clock and inspection tap; a token that reaches a final state (consumed, expired,
- * revoked) is persisted with that state and its actor is disposed, while the record stays listed for
- * 7 days (the store's window).
+ * Capabilities as actors (architecture.md): one capability-machine actor per live token, a
+ * `cap:<token_id>` child of its agent in the actor tree (so DELETE /agents revokes them as part of
+ * the agent's cascade); a token that reaches a final state (consumed, expired, revoked) is persisted
+ * with that state and leaves the tree, while the record stays listed for 7 days (the store's
+ * window). The secret itself is never kept: records hold its SHA-256 only.
  */
 export class CapabilityService {
-  private readonly actors = new Map<string, CapabilityActor>();
-  private readonly logic;
   private seq = 0;
 
-  constructor(private readonly deps: { store: CapabilityRecords; clock: Clock; factory: ActorFactory }) {
-    this.logic = capabilityLogic(deps.clock);
-  }
+  constructor(private readonly deps: { store: CapabilityRecords; clock: Clock; tree: CapabilityTree }) {}
 
   /** Start actors for the stored live records (after a restart). Expired ones die at once. */
   hydrate(): void {
     for (const r of this.deps.store.list(this.deps.clock.now())) if (r.state === 'live') this.spawn(r);
   }
 
-  private spawn(r: CapabilityRecord): CapabilityActor {
-    const actor = this.deps.factory.create(this.logic, { tokenId: r.token_id, singleUse: r.single_use, expiresAt: Date.parse(r.expires_at) }, `capability:${r.token_id}`) as CapabilityActor;
-    this.actors.set(r.token_id, actor);
-    actor.subscribe((snap) => {
+  private spawn(r: CapabilityRecord): void {
+    const actor = this.deps.tree.spawn(r.agent_id, { tokenId: r.token_id, singleUse: r.single_use, expiresAt: Date.parse(r.expires_at) });
+    actor?.subscribe((snap) => {
       if (snap.status === 'done') this.retire(r.token_id, snap.value as CapabilityRecord['state'], snap.context);
     });
-    actor.start();
-    return actor;
   }
 
-  /** A final state reached: persist it, dispose the actor. Runs synchronously inside the transition's send. */
+  /** A final state reached: persist it (its agent then stops the actor). Runs synchronously inside the transition's send. */
   private retire(tokenId: string, state: CapabilityRecord['state'], ctx: { usedAt: number | null; revokedAt: number | null }): void {
-    const actor = this.actors.get(tokenId);
-    this.actors.delete(tokenId);
     const now = this.deps.clock.now();
     this.pending = this.deps.store.update(tokenId, {
       state, used_at: ctx.usedAt === null ? null : iso(ctx.usedAt), revoked_at: ctx.revokedAt === null ? null : iso(ctx.revokedAt),
     }, now).catch((err) => process.emitWarning(`cannot persist capability ${tokenId}: ${errorMessage(err)}`));
-    // Stop after the current transition has finished notifying observers.
-    queueMicrotask(() => actor?.stop());
   }
 
   /** The write started by the latest retire (awaited by succeed so consumption is on disk before the 2xx). */
@@ -108,7 +103,7 @@ export class CapabilityService {
   verify(secret: string): Verification {
     const rec = this.lookup(secret);
     if (!rec) return { ok: false, reason: 'unknown_token' };
-    const actor = this.actors.get(rec.token_id);
+    const actor = this.deps.tree.get(rec.token_id);
     if (!actor) return { ok: false, reason: rec.state === 'live' ? 'revoked' : rec.state };
     const requestId = `r${++this.seq}`;
     actor.send({ type: 'request.verify', requestId });
@@ -137,24 +132,19 @@ export class CapabilityService {
 
   /** DELETE /capabilities/{token_id}: true when a live token was revoked. */
   async revoke(tokenId: string): Promise<boolean> {
-    const actor = this.actors.get(tokenId);
+    const actor = this.deps.tree.get(tokenId);
     if (!actor) return false;
     actor.send({ type: 'capability.revoke', at: this.deps.clock.now() });
     await this.pending;
     return true;
   }
 
-  /** DELETE /agents/{id} cascade: revoke every live capability into the workspace; returns the count. */
-  async revokeAgent(agentId: string): Promise<number> {
-    let n = 0;
-    const at = this.deps.clock.now();
-    for (const [id, actor] of [...this.actors]) {
-      if (this.deps.store.get(id)?.agent_id !== agentId) continue;
-      actor.send({ type: 'agent.delete', at });
-      n++;
-    }
-    await this.pending;
-    return n;
+  /**
+   * DELETE /agents/{id}: the agent's actor has revoked its live capabilities (the tree's cascade);
+   * resolves when those final states are on disk.
+   */
+  settled(): Promise<void> {
+    return this.pending;
   }
 
   /** Public records, oldest first, optionally of one agent; live state read from the actors. */
@@ -167,11 +157,5 @@ export class CapabilityService {
   /** The owner of a token, or undefined when unknown. */
   owner(tokenId: string): string | undefined {
     return this.deps.store.get(tokenId)?.agent_id;
-  }
-
-  /** Stop every actor (shutdown): cancels expiry timers; records keep their stored state. */
-  stopAll(): void {
-    for (const a of this.actors.values()) a.stop();
-    this.actors.clear();
   }
 }

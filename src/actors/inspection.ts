@@ -1,45 +1,80 @@
-import { createActor, type AnyStateMachine, type Actor, type InspectionEvent } from 'xstate';
-import type { Clock } from '../domain/ports.js';
+import type { AnyActorRef, InspectionEvent } from 'xstate';
+import { errorMessage } from '../domain/errors.js';
+import type { CommandEvent } from '../domain/ticket.js';
+import type { DaemonActor } from './tree.js';
+import { describeActor, InspectionSerialiser, type InspectorMessage, type LiveActor } from './inspectionMessages.js';
 
-/** A subscriber to every actor's inspection events (state-inspector UI, trace recorder). */
-export type InspectionListener = (event: InspectionEvent) => void;
+export type { InspectorMessage, LiveActor } from './inspectionMessages.js';
+
+/** A raw observer of the whole tree (XState inspection events). */
+export type InspectionObserver = (event: InspectionEvent) => void;
 
 /**
- * The one place actors are created (issue 2 item 11): every actor gets the shared clock and the
- * inspection observer, so the inspector and trace recording subscribe without touching machines.
+ * Inspection of the actor tree (architecture.md, behaviour.md §13): root-level inspection of every
+ * actor, the registry of live actors for an initial snapshot, and the one redacting serialiser
+ * that turns both, and the topics' `command.*` events, into the plain messages of §13.3. Nothing
+ * is serialised while nobody watches.
  */
-export class ActorFactory {
-  private readonly listeners = new Set<InspectionListener>();
-  /** Listeners that already failed once: one warning each, not one per inspection event. */
-  private readonly warned = new WeakSet<InspectionListener>();
+export class Inspection {
+  private readonly commandObservers = new Set<(ev: CommandEvent) => void>();
 
-  constructor(readonly clock: Clock) {}
+  constructor(private readonly root: DaemonActor) {}
 
-  /** Subscribe to inspection events; returns the unsubscribe function. */
-  subscribe(listener: InspectionListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+  /** Every inspection event of every actor in the tree; returns the unsubscribe function. */
+  observe(observer: InspectionObserver): () => void {
+    let warned = false;
+    const sub = this.root.system.inspect((ev) => {
+      try {
+        observer(ev);
+      } catch (err) {
+        // A broken observer must never break the actor it watches; say so once per observer, not per event.
+        if (!warned) process.emitWarning(`inspection observer failed: ${errorMessage(err)}`);
+        warned = true;
+      }
+    });
+    return () => sub.unsubscribe();
   }
 
-  /** Create (not start) an actor of `machine` with the shared clock and inspection tap. */
-  create<M extends AnyStateMachine>(machine: M, input: unknown, systemId?: string): Actor<M> {
-    return createActor(machine, {
-      input,
-      clock: this.clock,
-      ...(systemId ? { systemId } : {}),
-      inspect: (ev: InspectionEvent) => {
-        for (const l of this.listeners) {
-          try {
-            l(ev);
-          } catch (err) {
-            // A broken observer must never break the actor it watches; say so once per observer.
-            if (!this.warned.has(l)) {
-              this.warned.add(l);
-              process.emitWarning(`inspection listener failed: ${(err as Error).message}`);
-            }
-          }
-        }
-      },
-    } as never) as Actor<M>;
+  /** Every topic's `command.*` events (the trace recorder, the inspector). */
+  observeCommands(listener: (ev: CommandEvent) => void): () => void {
+    this.commandObservers.add(listener);
+    return () => this.commandObservers.delete(listener);
+  }
+
+  /** Called by the topics (one `actor.on('*')` each): forwards to the command observers, if any. */
+  command(ev: CommandEvent): void {
+    for (const l of this.commandObservers) {
+      try {
+        l(ev);
+      } catch (err) {
+        process.emitWarning(`command observer failed: ${errorMessage(err)}`);
+      }
+    }
+  }
+
+  /** The registry of live actors: every actor with a system id, as a redacted plain record. */
+  liveActors(now: number): LiveActor[] {
+    const all = this.root.system.getAll() as Record<string, AnyActorRef>;
+    return Object.entries(all)
+      .filter(([id]) => id !== 'daemon')
+      .map(([id, ref]) => describeActor(id, ref, now))
+      .sort((a, b) => (a.actor < b.actor ? -1 : a.actor > b.actor ? 1 : 0));
+  }
+
+  /**
+   * The live feed of behaviour.md §13.3: actor created/stopped, transitions and commands, redacted
+   * (§13.4). Returns the unsubscribe function.
+   */
+  feed(send: (msg: InspectorMessage) => void, clock: { now(): number }): () => void {
+    const serialiser = new InspectionSerialiser(clock);
+    serialiser.seed(Object.values(this.root.system.getAll() as Record<string, AnyActorRef>));
+    const offInspect = this.observe((ev) => {
+      for (const msg of serialiser.fromInspection(ev)) send(msg);
+    });
+    const offCommands = this.observeCommands((ev) => send(serialiser.fromCommand(ev)));
+    return () => {
+      offInspect();
+      offCommands();
+    };
   }
 }

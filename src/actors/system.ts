@@ -1,37 +1,24 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { Actor } from 'xstate';
+import type { CommandRegistry } from '../commands/registry.js';
+import { CORE_HUBS } from '../commands/hubs.js';
+import type { DaemonInfo, HubPage, Services, TopicStatus } from '../commands/types.js';
 import type { AgentInput } from '../domain/agentInput.js';
-import { errorMessage } from '../domain/errors.js';
+import { LoomError } from '../domain/errors.js';
 import { QUEUE_MAX, QUEUE_WAIT_MS } from '../domain/limits.js';
 import type { AgentRecord, AgentStore, Clock, EnvStore, PackageRegistry } from '../domain/ports.js';
-import { fail, type CommandResult, type DocMeta } from '../domain/result.js';
-import { sessionMeta, type SessionState } from '../domain/session.js';
-import type { TopicRef } from '../domain/topic.js';
-import { agentMachine } from '../machines/agent.js';
-import { parseCommand, type CommandRegistry } from '../commands/registry.js';
-import type { DaemonInfo, Services, TopicStatus } from '../commands/types.js';
+import type { QueueLimits, Ticket, TicketRequest } from '../domain/ticket.js';
+import type { HubName, TopicRef as TopicName } from '../domain/topic.js';
+import { agentSystemId, capSystemId, topicSystemId, webhookSystemId, type AgentOutcome, type DeleteCounts } from '../machines/agent.js';
+import type { CapabilityInput } from '../machines/capability.js';
+import { nextTicketId } from '../machines/topicQueue.js';
 import { killAll } from '../effects/processes.js';
-import { ActorFactory } from './inspection.js';
-import { TopicActor, type ExecSink } from './topicActor.js';
+import { disposeSession, guarded, runTicket, type Submission, type TicketListener } from './commandRun.js';
+import type { SystemContribution } from './contributions.js';
+import { Inspection } from './inspection.js';
+import { createTree, warn, type AgentRef, type CapabilityRef, type DaemonActor, type TopicRef, type WebhookRef } from './tree.js';
 
-/** The result of one command as the channel reports it (spec §2 head, §4.7 content). */
-export interface ExecResult extends CommandResult {
-  meta: DocMeta | null;
-  topic: string;
-  topicType: string;
-}
-
-/** A step of the DELETE /agents cascade (spec §4.3 rule 3); returns counts to add to the response. */
-export type DeleteStep = (agentId: string) => Promise<Record<string, number> | void> | Record<string, number> | void;
-
-/** A feature's part in POST /agents (capability pairing, webhook creation). */
-export interface RegistrationExtension {
-  /** Throw a LoomError to refuse before anything changes (spec §4.3 rule 2). */
-  validate?(input: AgentInput): void;
-  /** After the agent is stored: extra response fields. */
-  apply?(agent: AgentRecord, input: AgentInput): Promise<Record<string, unknown>> | Record<string, unknown>;
-}
+export type { Submission, TicketListener } from './commandRun.js';
 
 export interface SystemDeps {
   info: DaemonInfo;
@@ -40,47 +27,101 @@ export interface SystemDeps {
   env: EnvStore;
   packages: PackageRegistry;
   registry: CommandRegistry;
-  queue?: { max: number; waitMs: number };
+  queue?: QueueLimits;
 }
 
-interface AgentEntry {
-  actor: Actor<typeof agentMachine>;
-  topics: Map<string, TopicActor>;
+/** A command to submit: its text, request id, channel, and where it goes. */
+export interface CommandRequest extends TicketRequest {
+  agentId: string;
+  ref: TopicName;
 }
+
+/** One registered agent as GET /agents lists it (spec §4.3). */
+export interface AgentSummary {
+  id: string;
+  home: string;
+  allowedPaths: string[];
+  createdAt: string;
+}
+
+const isTopicChild = (id: string) => id.startsWith('topic:');
 
 /**
- * The running system behind one facade (architecture.md): agents and their topics as actors,
- * the command path shared by /exec and /mcp, and the extension points later features use.
+ * The running system behind one facade (architecture.md): one actor tree rooted at the daemon
+ * (`agent:<id>` → `topic:`, `cap:`, `webhook:` children) that owns the runtime state, the one
+ * command path of /exec and /mcp, and the typed contributions of the features. Routes and features
+ * reach agents, topics and commands only through these methods.
  */
 export class LoomSystem {
-  readonly factory: ActorFactory;
   readonly services: Services;
-  readonly deleteSteps: DeleteStep[] = [];
-  readonly registration: RegistrationExtension[] = [];
-  readonly shutdownHooks: Array<() => void | Promise<void>> = [];
-  private readonly agents = new Map<string, AgentEntry>();
+  readonly limits: QueueLimits;
+  readonly inspection: Inspection;
+  private readonly root: DaemonActor;
+  private readonly contributions: SystemContribution[] = [];
+  private readonly hubs = new Map<HubName, HubPage>(Object.entries(CORE_HUBS) as Array<[HubName, HubPage]>);
 
-  constructor(readonly deps: SystemDeps) {
-    this.factory = new ActorFactory(deps.clock);
+  constructor(private readonly deps: SystemDeps) {
+    this.limits = deps.queue ?? { max: QUEUE_MAX, waitMs: QUEUE_WAIT_MS };
     this.services = {
       info: deps.info, clock: deps.clock, agents: deps.agents, env: deps.env, packages: deps.packages,
       topics: (id) => this.topicStatuses(id),
       counts: () => this.counts(),
       webhookUrl: (a) => (a.webhookToken ? `http://127.0.0.1:${deps.info.port()}/webhook/${a.webhookToken}` : null),
-      ext: new Map(),
+      hubs: this.hubs,
     };
-    for (const rec of deps.agents.list()) this.entry(rec);
+    this.root = createTree({
+      clock: deps.clock,
+      run: (session, ticket) => runTicket({ agents: deps.agents, registry: deps.registry, services: this.services }, session, ticket),
+      dispose: disposeSession,
+      cascade: (agentId, counts) => this.cascade(agentId, counts),
+    });
+    this.inspection = new Inspection(this.root);
+    this.root.start();
+    for (const rec of deps.agents.list()) this.spawnAgent(rec);
   }
 
-  private entry(rec: AgentRecord): AgentEntry {
-    let e = this.agents.get(rec.id);
-    if (!e) {
-      const actor = this.factory.create(agentMachine, { id: rec.id, home: rec.home }, `agent:${rec.id}`);
-      actor.start();
-      e = { actor, topics: new Map() };
-      this.agents.set(rec.id, e);
-    }
-    return e;
+  /** Take a feature's typed contribution (start-up only): commands, hubs, services and hooks. */
+  install(c: SystemContribution): void {
+    this.contributions.push(c);
+    if (c.commands) this.deps.registry.register(...c.commands);
+    for (const fb of c.fallbacks ?? []) this.deps.registry.addFallback(fb);
+    for (const [name, page] of Object.entries(c.hubs ?? {}) as Array<[HubName, HubPage]>) this.hubs.set(name, page);
+    Object.assign(this.services, c.services ?? {});
+  }
+
+  /** The `/describe` capabilities the features added (behaviour.md §9.3). */
+  describeCapabilities(): Record<string, unknown> {
+    return Object.assign({ describe: {}, agents: {}, sessions: {}, exec: {} }, ...this.contributions.map((c) => c.describe ?? {}));
+  }
+
+  // ---- agents (spec §4.3) -------------------------------------------------------------------
+
+  private spawnAgent(rec: AgentRecord): AgentRef {
+    this.root.send({ type: 'agent.spawn', id: rec.id, home: rec.home });
+    return this.root.system.get(agentSystemId(rec.id)) as AgentRef;
+  }
+
+  /** The actor of a registered agent (respawned if a bug stopped it); undefined when unknown. */
+  private agent(agentId: string): AgentRef | undefined {
+    const ref = this.root.system.get(agentSystemId(agentId)) as AgentRef | undefined;
+    if (ref) return ref;
+    const rec = this.deps.agents.get(agentId);
+    return rec ? this.spawnAgent(rec) : undefined;
+  }
+
+  /** True when the agent is registered. */
+  hasAgent(agentId: string): boolean {
+    return this.deps.agents.get(agentId) !== undefined;
+  }
+
+  /** The home of a registered agent, or undefined. */
+  agentHome(agentId: string): string | undefined {
+    return this.deps.agents.get(agentId)?.home;
+  }
+
+  /** GET /agents: registered agents sorted by id; tokens never appear (behaviour.md §9.5). */
+  listAgents(): AgentSummary[] {
+    return this.deps.agents.list().map((a) => ({ id: a.id, home: a.home, allowedPaths: a.allowedPaths, createdAt: a.createdAt }));
   }
 
   /** Default home of an agent (behaviour.md §1.4). */
@@ -90,7 +131,7 @@ export class LoomSystem {
 
   /** POST /agents (spec §4.3): idempotent; only provided fields change; createdAt kept. */
   async registerAgent(input: AgentInput): Promise<Record<string, unknown>> {
-    for (const ext of this.registration) ext.validate?.(input);
+    for (const c of this.contributions) c.onRegister?.validate?.(input);
     const existing = this.deps.agents.get(input.agentId);
     const home = input.home !== undefined ? resolve(input.home) : existing?.home ?? this.defaultHome(input.agentId);
     mkdirSync(home, { recursive: true, mode: 0o700 });
@@ -102,133 +143,174 @@ export class LoomSystem {
       createdAt: existing?.createdAt ?? new Date(this.deps.clock.now()).toISOString(),
     };
     await this.deps.agents.put(record);
-    const e = this.entry(record);
+    const agent = this.agent(record.id) as AgentRef;
     if (existing && existing.home !== home) {
-      e.actor.send({ type: 'agent.update', home });
-      await this.disposeSessions(input.agentId);
+      agent.send({ type: 'agent.update', home });
+      // behaviour.md §9.5: a changed home disposes the agent's sessions.
+      this.closeAllSessions(agent);
     }
     const out: Record<string, unknown> = { agent_id: record.id, home: record.home, created: !existing };
-    for (const ext of this.registration) Object.assign(out, await ext.apply?.(this.deps.agents.get(record.id) ?? record, input));
+    for (const c of this.contributions) Object.assign(out, await c.onRegister?.apply?.(this.deps.agents.get(record.id) ?? record, input));
     return out;
   }
 
   /** Ensure an agent exists with a default home (MCP auto-registration, spec §4.8). */
-  async ensureAgent(agentId: string): Promise<AgentRecord> {
-    const rec = this.deps.agents.get(agentId);
-    if (rec) return rec;
-    await this.registerAgent({ agentId, webhook: false, body: { agent_id: agentId } });
-    return this.deps.agents.get(agentId) as AgentRecord;
+  async ensureAgent(agentId: string): Promise<void> {
+    if (!this.hasAgent(agentId)) await this.registerAgent({ agentId, webhook: false, body: { agent_id: agentId } });
   }
 
-  /** DELETE /agents/{id} (spec §4.3 rule 3): sessions, feature steps, state folder, registry entry; the home stays. */
+  /**
+   * DELETE /agents/{id} (spec §4.3 rule 3): the agent actor goes `deleting`, which tells every
+   * topic (answer, end) and capability (revoked); the cascade's I/O runs; the actor ends and
+   * leaves the tree with its remaining children. The home stays.
+   */
   async deleteAgent(agentId: string): Promise<Record<string, unknown>> {
-    const counts: Record<string, number> = { revoked_capabilities: 0, disposed_sessions: 0 };
-    const rec = this.deps.agents.get(agentId);
-    if (!rec) return { agent_id: agentId, deleted: false, ...counts };
-    counts.disposed_sessions = await this.disposeSessions(agentId);
-    for (const step of this.deleteSteps) {
-      const r = await step(agentId);
-      if (r) for (const [k, v] of Object.entries(r)) counts[k] = (counts[k] ?? 0) + v;
+    const agent = this.hasAgent(agentId) ? this.agent(agentId) : undefined;
+    if (!agent) return { agent_id: agentId, deleted: false, revoked_capabilities: 0, disposed_sessions: 0 };
+    const ids = Object.keys(agent.getSnapshot().children);
+    const counts = { revoked_capabilities: ids.filter((id) => id.startsWith('cap:')).length, disposed_sessions: ids.filter(isTopicChild).length };
+    const outcome = new Promise<AgentOutcome>((done, fail) => {
+      agent.subscribe({ complete: () => done(agent.getSnapshot().output as AgentOutcome), error: fail });
+    });
+    agent.send({ type: 'agent.delete', at: this.deps.clock.now(), counts });
+    const out = await outcome;
+    if (!out.ok) throw out.error;
+    return { agent_id: agentId, deleted: true, ...out.counts };
+  }
+
+  /** The I/O of DELETE /agents/{id} (the agent machine's `cascade`): feature steps, state folder, registry entry. */
+  private async cascade(agentId: string, counts: DeleteCounts): Promise<DeleteCounts> {
+    const total = { ...counts };
+    for (const c of this.contributions) {
+      const r = await c.onDelete?.(agentId);
+      if (r) for (const [k, v] of Object.entries(r)) total[k] = (total[k] ?? 0) + v;
     }
     rmSync(join(this.deps.info.dataDir, 'agents', agentId, 'state'), { recursive: true, force: true });
     await this.deps.agents.remove(agentId);
-    const e = this.agents.get(agentId);
-    e?.actor.send({ type: 'agent.delete' });
-    this.agents.delete(agentId);
-    return { agent_id: agentId, deleted: true, ...counts };
+    return total;
   }
 
-  private async disposeSessions(agentId: string): Promise<number> {
-    const e = this.agents.get(agentId);
-    if (!e) return 0;
-    let n = 0;
-    for (const [topic, t] of e.topics) {
-      await t.closeSession(this.deps.clock.now());
-      n++;
-      if (t.quiet) {
-        t.stop();
-        e.topics.delete(topic);
-      }
-    }
-    return n;
+  // ---- topics and commands (spec §3, §4.6–§4.8) ---------------------------------------------
+
+  private topicActor(agentId: string, topic: string): TopicRef | undefined {
+    return this.root.system.get(topicSystemId(agentId, topic)) as TopicRef | undefined;
   }
 
-  /** The topic actor of (agent, topic), created on first touch. */
-  topic(agentId: string, ref: TopicRef): { actor: TopicActor; created: boolean } {
-    const rec = this.deps.agents.get(agentId);
-    if (!rec) throw new Error(`unknown agent ${agentId}`);
-    const e = this.entry(rec);
-    let actor = e.topics.get(ref.topic);
-    if (actor) return { actor, created: false };
-    actor = new TopicActor(agentId, ref, {
-      factory: this.factory, clock: this.deps.clock,
-      run: (session, cmd, signal) => this.runCommand(session, cmd, signal),
-      maxWaiting: this.deps.queue?.max ?? QUEUE_MAX, waitMs: this.deps.queue?.waitMs ?? QUEUE_WAIT_MS,
-    });
-    e.topics.set(ref.topic, actor);
+  /** The topic of (agent, topic), created on first touch (POST /sessions, first command). */
+  openTopic(agentId: string, ref: TopicName): { actor: TopicRef; created: boolean } {
+    const existing = this.topicActor(agentId, ref.topic);
+    if (existing) return { actor: existing, created: false };
+    const agent = this.agent(agentId);
+    if (!agent) throw new LoomError(401, `Unknown agent: ${agentId}`);
+    const input = { agentId, ref, maxWaiting: this.limits.max, waitMs: this.limits.waitMs, now: this.deps.clock.now() };
+    agent.send({ type: 'topic.open', ref, input });
+    const actor = this.topicActor(agentId, ref.topic);
+    if (!actor) throw new Error(`agent ${agentId} could not open topic ${ref.topic}`);
+    // The trace recorder and the inspector see every topic's command events (behaviour.md §13.3).
+    actor.on('*', (ev) => this.inspection.command(ev));
     return { actor, created: true };
   }
 
-  /** Submit a command to a topic (spec §4.7 `queue`; spec §4.8 `try` for MCP). */
-  submit(agentId: string, ref: TopicRef, cmd: string, sink: ExecSink, policy: 'queue' | 'try'): { leave(): void } {
-    const { actor } = this.topic(agentId, ref);
-    const id = actor.submit(cmd, sink, policy);
-    return { leave: () => actor.leave(id) };
+  /**
+   * Submit a command to its topic (spec §3): `exec` queues, `mcp` runs only when idle else BUSY
+   * (behaviour.md §10.3). The listener gets this ticket's `command.*` events until its outcome
+   * (refused or finished). Must not be called from inside a topic's own listeners.
+   */
+  submit(req: CommandRequest, listener: TicketListener): Submission {
+    const { actor } = this.openTopic(req.agentId, req.ref);
+    const ticket: Ticket = {
+      id: nextTicketId(actor.getSnapshot().context), cmd: req.cmd, requestId: req.requestId, via: req.via, queuedAt: this.deps.clock.now(), startedAt: null,
+    };
+    const sub = actor.on('*', (ev) => {
+      if (ev.ticket.id !== ticket.id) return;
+      if (ev.type === 'command.finished' || ev.type === 'command.refused') sub.unsubscribe();
+      guarded(listener, ev);
+    });
+    actor.send({ type: req.via === 'mcp' ? 'command.try' : 'command.arrive', ticket });
+    return {
+      ticketId: ticket.id,
+      leave: () => {
+        // A running command goes on and its result is discarded (behaviour.md §9.4).
+        if (actor.getSnapshot().context.running?.id === ticket.id) return;
+        actor.send({ type: 'command.leave', ticketId: ticket.id });
+        sub.unsubscribe();
+      },
+    };
   }
 
   /** DELETE /sessions/{agent_id}/{topic}: false when absent (spec §4.6). */
-  async closeSession(agentId: string, topic: string): Promise<boolean> {
-    const e = this.agents.get(agentId);
-    const t = e?.topics.get(topic);
-    if (!e || !t) return false;
-    await t.closeSession(this.deps.clock.now());
-    if (t.quiet) {
-      t.stop();
-      e.topics.delete(topic);
-    }
+  closeSession(agentId: string, topic: string): boolean {
+    const actor = this.topicActor(agentId, topic);
+    if (!actor) return false;
+    actor.send({ type: 'session.close', at: this.deps.clock.now() });
     return true;
   }
 
-  /** Run one command text in a session: the command path of /exec and /mcp. Never throws. */
-  async runCommand(session: SessionState, cmd: string, signal: AbortSignal): Promise<ExecResult> {
-    const wrap = (r: CommandResult): ExecResult => ({ ...r, meta: sessionMeta(session), topic: session.ref.topic, topicType: session.ref.type });
-    const agent = this.deps.agents.get(session.agentId);
-    if (!agent) return wrap(fail('CONFLICT', `Agent ${session.agentId} was deleted while this command waited`));
-    try {
-      const p = parseCommand(cmd);
-      return wrap(await this.deps.registry.run({ agent, session, services: this.services, signal, ...p }));
-    } catch (err) {
-      return wrap(fail('INTERNAL_ERROR', `Internal error: ${errorMessage(err)}`));
-    }
+  private closeAllSessions(agent: AgentRef): number {
+    const topics = Object.entries(agent.getSnapshot().children).filter(([id]) => isTopicChild(id));
+    for (const [, t] of topics) (t as TopicRef).send({ type: 'session.close', at: this.deps.clock.now() });
+    return topics.length;
   }
 
-  /** Topics of an agent with queue state, sorted by topic. */
+  private topicsOf(agentId: string): TopicRef[] {
+    const agent = this.root.system.get(agentSystemId(agentId)) as AgentRef | undefined;
+    if (!agent) return [];
+    return Object.entries(agent.getSnapshot().children).filter(([id]) => isTopicChild(id)).map(([, t]) => t as TopicRef);
+  }
+
+  /** Topics of an agent with queue state, sorted by topic (read from the topic actors). */
   topicStatuses(agentId: string): TopicStatus[] {
-    const e = this.agents.get(agentId);
-    if (!e) return [];
-    return [...e.topics.values()]
-      .map((t) => ({ session: t.session, executing: t.executing, queueLength: t.queueLength }))
+    return this.topicsOf(agentId)
+      .map((t) => {
+        const { value, context } = t.getSnapshot();
+        return { session: context.session, executing: value === 'executing', queueLength: context.waiting.length };
+      })
       .sort((a, b) => (a.session.ref.topic < b.session.ref.topic ? -1 : a.session.ref.topic > b.session.ref.topic ? 1 : 0));
   }
 
-  /** Agent ids that have topics (for GET /sessions without a filter). */
-  agentIdsWithTopics(): string[] {
-    return [...this.agents.keys()].sort();
+  /** Agent ids in the tree, sorted (GET /sessions without a filter). */
+  agentIds(): string[] {
+    return Object.keys(this.root.getSnapshot().children).sort();
   }
 
-  /** GET /health counts: sessions = active topics across all agents. */
+  /** GET /health counts: agents in the tree, sessions = open topics across all agents. */
   counts(): { agents: number; sessions: number } {
+    const agents = Object.keys(this.root.getSnapshot().children);
     let sessions = 0;
-    for (const e of this.agents.values()) sessions += e.topics.size;
-    return { agents: this.deps.agents.list().length, sessions };
+    for (const id of agents) sessions += this.topicsOf(id).length;
+    return { agents: agents.length, sessions };
   }
 
-  /** Shutdown (behaviour.md §1.1): feature hooks (end streams), sessions, child process groups. */
+  // ---- children of features (capabilities, webhook tokens) ----------------------------------
+
+  /** Spawn the actor of a live capability under its agent; undefined when the agent is unknown. */
+  spawnCapability(agentId: string, input: CapabilityInput): CapabilityRef | undefined {
+    this.agent(agentId)?.send({ type: 'cap.open', input });
+    return this.capability(input.tokenId);
+  }
+
+  /** The actor of a live capability, or undefined (dead capabilities are records only). */
+  capability(tokenId: string): CapabilityRef | undefined {
+    return this.root.system.get(capSystemId(tokenId)) as CapabilityRef | undefined;
+  }
+
+  /** The webhook-token actor of an agent, spawned with the stored fingerprint on first use. */
+  webhook(agentId: string, storedFingerprint: string | null): WebhookRef | undefined {
+    const existing = this.root.system.get(webhookSystemId(agentId)) as WebhookRef | undefined;
+    if (existing) return existing;
+    this.agent(agentId)?.send({ type: 'webhook.open', fingerprint: storedFingerprint });
+    return this.root.system.get(webhookSystemId(agentId)) as WebhookRef | undefined;
+  }
+
+  /** Shutdown (behaviour.md §1.1): feature hooks (end streams), sessions, child process groups, the tree. */
   async shutdown(): Promise<void> {
-    for (const h of this.shutdownHooks) {
-      try { await h(); } catch (err) { process.emitWarning(`shutdown hook failed: ${errorMessage(err)}`); }
+    for (const c of this.contributions) {
+      try { await c.onShutdown?.(); } catch (err) { warn('shutdown hook failed', err); }
     }
-    for (const id of [...this.agents.keys()]) await this.disposeSessions(id);
+    for (const id of this.agentIds()) {
+      for (const t of this.topicsOf(id)) await disposeSession(t.getSnapshot().context.session).catch((err: unknown) => warn('closing a session', err));
+    }
+    this.root.stop();
     killAll('SIGKILL');
   }
 }

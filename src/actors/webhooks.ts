@@ -1,37 +1,43 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Actor } from 'xstate';
 import { WEBHOOK_TOKEN_RE } from '../domain/events.js';
 import { randomToken } from '../domain/ids.js';
 import type { AgentStore } from '../domain/ports.js';
-import { webhookTokenMachine } from '../machines/webhookToken.js';
-import type { ActorFactory } from './inspection.js';
+import type { WebhookRef } from './tree.js';
 
-const sha256 = (s: string): string => createHash('sha256').update(s).digest('hex');
+/** SHA-256 hex: what the webhook-token machine and the lookup index hold instead of a token. */
+export const fingerprint = (token: string): string => createHash('sha256').update(token).digest('hex');
 
 /** behaviour.md §1.2: `wh_` + 43 base64url characters from 32 random bytes. */
 export const newWebhookToken = (): string => randomToken('wh_', 32);
 
+/** Where webhook-token actors live: the `webhook:<agent>` child of each agent in the actor tree. */
+export interface WebhookTree {
+  /** The agent's actor, spawned with the stored token's fingerprint on first use; undefined for an unknown agent. */
+  webhook(agentId: string, storedFingerprint: string | null): WebhookRef | undefined;
+}
+
 /**
- * Webhook tokens of all agents (spec §2 Local webhook, §3 Webhook token): one webhook-token actor
- * per agent, the token persisted in the agent registry (behaviour.md §1.1), and a lookup map keyed
- * by the token's SHA-256 so that intake never compares a guess against stored tokens one by one
- * (behaviour.md §9.7 "constant-time lookup by SHA-256").
+ * Webhook tokens of all agents (spec §2 Local webhook, §3 Webhook token). The token's value lives
+ * in one place, the agent registry (behaviour.md §1.1); the `webhook:<agent>` actor holds the
+ * state of the §3 table and the token's fingerprint only, so its snapshot can be inspected; the
+ * lookup index maps fingerprints to agents, so intake never compares a guess against stored tokens
+ * one by one (behaviour.md §9.7 "constant-time lookup by SHA-256").
  */
 export class WebhookTokens {
-  private readonly actors = new Map<string, Actor<typeof webhookTokenMachine>>();
-  private readonly byHash = new Map<string, string>();
+  private readonly byFingerprint = new Map<string, string>();
 
-  constructor(private readonly agents: AgentStore, private readonly factory: ActorFactory, private readonly generate = newWebhookToken) {
-    for (const a of agents.list()) if (a.webhookToken) this.byHash.set(sha256(a.webhookToken), a.id);
+  constructor(private readonly agents: AgentStore, private readonly tree: WebhookTree, private readonly generate = newWebhookToken) {
+    for (const a of agents.list()) if (a.webhookToken) this.byFingerprint.set(fingerprint(a.webhookToken), a.id);
   }
 
   /** The agent a presented token belongs to, or undefined (unknown, malformed, rotated, deleted). */
   lookup(token: string): string | undefined {
     if (!WEBHOOK_TOKEN_RE.test(token)) return undefined;
-    const agentId = this.byHash.get(sha256(token));
+    const presented = fingerprint(token);
+    const agentId = this.byFingerprint.get(presented);
     const stored = agentId === undefined ? undefined : this.agents.get(agentId)?.webhookToken;
-    if (stored === undefined || stored.length !== token.length) return undefined;
-    return timingSafeEqual(Buffer.from(stored), Buffer.from(token)) ? agentId : undefined;
+    if (stored === undefined) return undefined;
+    return timingSafeEqual(Buffer.from(fingerprint(stored), 'hex'), Buffer.from(presented, 'hex')) ? agentId : undefined;
   }
 
   /** True while `token` is still the current token of `agentId` (not rotated, agent not deleted). */
@@ -49,41 +55,41 @@ export class WebhookTokens {
     return this.send(agentId, 'webhook.post');
   }
 
+  /** One change at a time per agent: each waits for the previous one's registry write. */
+  private readonly queues = new Map<string, Promise<unknown>>();
+
+  private send(agentId: string, type: 'webhook.get' | 'webhook.post'): Promise<string> {
+    const prev = this.queues.get(agentId) ?? Promise.resolve();
+    const next = prev.catch(() => undefined).then(() => this.apply(agentId, type));
+    const tail = next.catch(() => undefined);
+    this.queues.set(agentId, tail);
+    void tail.then(() => { if (this.queues.get(agentId) === tail) this.queues.delete(agentId); });
+    return next;
+  }
+
   /**
-   * Deliver one event to the agent's actor. Everything up to the registry write is synchronous,
-   * so concurrent calls see each other's tokens and the lookup map never lags the actor.
+   * Deliver one event to the agent's actor with a candidate token's fingerprint; when the machine
+   * takes the candidate, the registry stores it and the index follows once it is on disk.
    */
-  private async send(agentId: string, type: 'webhook.get' | 'webhook.post'): Promise<string> {
+  private async apply(agentId: string, type: 'webhook.get' | 'webhook.post'): Promise<string> {
     const rec = this.agents.get(agentId);
-    if (!rec) throw new Error(`unknown agent ${agentId}`);
-    const actor = this.actor(agentId, rec.webhookToken ?? null);
-    const before = actor.getSnapshot().context.token;
-    actor.send({ type, token: this.generate() });
-    const after = actor.getSnapshot().context.token as string;
-    if (after !== before) {
-      if (before) this.byHash.delete(sha256(before));
-      this.byHash.set(sha256(after), agentId);
-      await this.agents.put({ ...rec, webhookToken: after });
+    const stored = rec?.webhookToken ?? null;
+    const actor = rec ? this.tree.webhook(agentId, stored === null ? null : fingerprint(stored)) : undefined;
+    if (!rec || !actor) throw new Error(`unknown agent ${agentId}`);
+    const candidate = this.generate();
+    actor.send({ type, fingerprint: fingerprint(candidate) });
+    if (actor.getSnapshot().context.fingerprint !== fingerprint(candidate)) {
+      if (stored === null) throw new Error(`webhook token of ${agentId} has no value`);
+      return stored;
     }
-    return after;
+    await this.agents.put({ ...rec, webhookToken: candidate });
+    if (stored !== null) this.byFingerprint.delete(fingerprint(stored));
+    this.byFingerprint.set(fingerprint(candidate), agentId);
+    return candidate;
   }
 
-  private actor(agentId: string, stored: string | null): Actor<typeof webhookTokenMachine> {
-    let a = this.actors.get(agentId);
-    if (!a) {
-      a = this.factory.create(webhookTokenMachine, { token: stored }, `webhook:${agentId}`);
-      a.start();
-      this.actors.set(agentId, a);
-    }
-    return a;
-  }
-
-  /** DELETE /agents cascade (spec §4.3 rule 3): the token dies at once. */
+  /** DELETE /agents cascade (spec §4.3 rule 3): the token dies at once (its actor stops with the agent). */
   remove(agentId: string): void {
-    const token = this.agents.get(agentId)?.webhookToken;
-    if (token) this.byHash.delete(sha256(token));
-    for (const [h, id] of this.byHash) if (id === agentId) this.byHash.delete(h);
-    this.actors.get(agentId)?.stop();
-    this.actors.delete(agentId);
+    for (const [h, id] of this.byFingerprint) if (id === agentId) this.byFingerprint.delete(h);
   }
 }

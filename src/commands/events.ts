@@ -1,4 +1,4 @@
-import { EVENTS_KEY, eventPreview, type EventsPort } from '../domain/events.js';
+import { eventPreview, type EventsPort } from '../domain/events.js';
 import { confirm, content, fail, nextLine, type CommandResult } from '../domain/result.js';
 import { plural } from '../domain/text.js';
 import { columns } from './format.js';
@@ -7,9 +7,9 @@ import type { Command, CommandContext } from './types.js';
 /** behaviour.md §1.8: rows of an `/events` listing. */
 export const EVENTS_LISTING_ROWS = 100;
 
-/** The EventsPort the events feature put in `services.ext`. */
+/** The EventsPort of the events feature, when it is installed. */
 export function eventsPort(ctx: CommandContext): EventsPort | undefined {
-  return ctx.services.ext.get(EVENTS_KEY) as EventsPort | undefined;
+  return ctx.services.events;
 }
 
 const missing = () => fail('INTERNAL_ERROR', 'Internal error: the event inbox is not available');

@@ -1,13 +1,7 @@
 import { content, fail } from '../domain/result.js';
-import type { Command, CommandContext } from './types.js';
+import type { Command } from './types.js';
 import { HELP_ENTRIES, HELP_PAGE } from './helpText.js';
 
-/**
- * Usage lines of the current document's actions for the `Actions on this page` section
- * (behaviour.md §2.4). Filled by the documents feature through services.ext.
- */
-export type ActionUsageProvider = (ctx: CommandContext) => string[];
-export const ACTION_USAGE_KEY = 'help.actionUsage';
 
 /** `/help [<command>]` (behaviour.md §2.4). */
 export const helpCommand: Command = {
@@ -20,7 +14,8 @@ export const helpCommand: Command = {
       return content(`Help: /${arg}`, [...entry.syntax, entry.sentence, ...(entry.flags ?? [])]);
     }
     const lines = [...HELP_PAGE];
-    const usage = (ctx.services.ext.get(ACTION_USAGE_KEY) as ActionUsageProvider | undefined)?.(ctx) ?? [];
+    // The `Actions on this page` section comes from the documents feature (behaviour.md §2.4).
+    const usage = ctx.services.documents?.usage(ctx) ?? [];
     if (usage.length > 0) lines.push('', 'Actions on this page', ...usage);
     return content('Loom commands', lines);
   },

@@ -1,21 +1,14 @@
 import { content, fail, type CommandResult } from '../domain/result.js';
 import type { HubName } from '../domain/topic.js';
-import type { CommandContext } from './types.js';
+import type { CommandContext, HubPage } from './types.js';
 import { columns } from './format.js';
-import { BASH_STATE_KEY, type BashStateProvider } from './topics.js';
-
-/** A hub page renderer: the lines after `<Name> hub` / `---` (behaviour.md §2.12). */
-export type HubPage = (ctx: CommandContext) => string[] | Promise<string[]>;
-
-/** Hub pages by hub name; features register theirs (event, app, tool, bash). */
-export const hubPages = new Map<HubName, HubPage>();
 
 const title = (name: string) => `${name[0].toUpperCase()}${name.slice(1)} hub`;
 
 /** Render the hub page of the session's hub topic. */
 export async function renderHub(ctx: CommandContext): Promise<CommandResult> {
   const name = ctx.session.ref.name as HubName;
-  const page = hubPages.get(name);
+  const page = ctx.services.hubs.get(name);
   if (!page) return fail('INTERNAL_ERROR', `Internal error: no page for hub ${name}`);
   return content(title(name), await page(ctx));
 }
@@ -26,7 +19,7 @@ function uptime(ms: number): string {
 }
 
 /** behaviour.md §2.12 `system` hub. */
-hubPages.set('system', (ctx) => {
+const systemHub: HubPage = (ctx) => {
   const { info } = ctx.services;
   const counts = ctx.services.counts();
   const queues = ctx.services.topics(ctx.agent.id).map((t) => [t.session.ref.topic, t.executing ? `executing · ${t.queueLength} queued` : 'idle']);
@@ -36,10 +29,10 @@ hubPages.set('system', (ctx) => {
     `Queues of ${ctx.agent.id}`,
     ...columns(queues),
   ];
-});
+};
 
 /** behaviour.md §2.12 `agent` hub. */
-hubPages.set('agent', (ctx) => {
+const agentHub: HubPage = (ctx) => {
   const a = ctx.agent;
   const caps = (ctx.services.capabilities?.listForAgent(a.id) ?? []).filter((c) => c.state === 'live');
   return [
@@ -52,11 +45,14 @@ hubPages.set('agent', (ctx) => {
     ...columns(caps.map((c) => [c.token_id, c.path_prefix || '(workspace)', c.verbs.join(','), c.state, `expires ${c.expires_at}`])),
     'Mint from a shell: loom agent capability mint --path <prefix> --verbs get,put --ttl 15m [--single-use]',
   ];
-});
+};
 
 /** behaviour.md §2.12 `bash` hub: the agent's bash topics and their shells. */
-hubPages.set('bash', (ctx) => {
-  const state = ctx.services.ext.get(BASH_STATE_KEY) as BashStateProvider | undefined;
-  const rows = ctx.services.topics(ctx.agent.id).filter((t) => t.session.ref.type === 'bash').map((t) => [t.session.ref.topic, state?.(t) ?? 'no shell']);
+const bashHub: HubPage = (ctx) => {
+  const bash = ctx.services.bash;
+  const rows = ctx.services.topics(ctx.agent.id).filter((t) => t.session.ref.type === 'bash').map((t) => [t.session.ref.topic, bash?.state(t) ?? 'no shell']);
   return [`Bash topics (${rows.length})`, ...columns(rows), 'next: /exec <command> in topic bash:<name>'];
-});
+};
+
+/** The hubs every build has; features add `event`, `app` and `tool` (behaviour.md §2.12). */
+export const CORE_HUBS: Partial<Record<HubName, HubPage>> = { system: systemHub, agent: agentHub, bash: bashHub };

@@ -1,11 +1,8 @@
 import { content, fail } from '../domain/result.js';
 import type { SessionState } from '../domain/session.js';
-import type { Command, CommandContext } from './types.js';
+import type { Command } from './types.js';
 import { shortcutText } from './format.js';
 
-/** Lines `document:` … `warnings:` for a session with a document; provided by the documents feature. */
-export type DocInfoProvider = (ctx: CommandContext) => string[];
-export const DOC_INFO_KEY = 'info.docLines';
 
 /** Resolve a shortcut id: value shortcuts first, then page shortcuts (behaviour.md §3.7). */
 export function findShortcut(s: SessionState, id: string) {
@@ -38,7 +35,7 @@ export const infoCommand: Command = {
     if (!s.doc || s.ref.type === 'hub') {
       lines.push(`${key('document')}(none)`);
     } else {
-      const more = (ctx.services.ext.get(DOC_INFO_KEY) as DocInfoProvider | undefined)?.(ctx);
+      const more = ctx.services.documents?.info(ctx);
       lines.push(...(more ?? [`${key('document')}${s.doc.display}`, `${key('uri')}${s.doc.uri}`, `${key('title')}${s.doc.title ?? '(none)'}`, `${key('anchor')}${s.doc.currentBlock ?? '(none)'}`]));
     }
     return content(`Session ${s.ref.topic}`, lines);

@@ -2,16 +2,13 @@ import { content, fail } from '../domain/result.js';
 import type { Command, CommandContext, TopicStatus } from './types.js';
 import { columns } from './format.js';
 
-/** State text of a bash topic (`shell alive · cwd <dir>` or `no shell`); provided by the bash feature. */
-export type BashStateProvider = (t: TopicStatus) => string;
-export const BASH_STATE_KEY = 'topics.bashState';
 
 /** The state column of /topics (behaviour.md §2.11). */
 export function topicState(ctx: CommandContext, t: TopicStatus): string {
   const s = t.session;
   let state: string;
   if (s.ref.type === 'hub') state = '(hub)';
-  else if (s.ref.type === 'bash') state = (ctx.services.ext.get(BASH_STATE_KEY) as BashStateProvider | undefined)?.(t) ?? 'no shell';
+  else if (s.ref.type === 'bash') state = ctx.services.bash?.state(t) ?? 'no shell';
   else state = s.doc ? s.doc.display : '(no document)';
   if (t.executing) state += ' · executing';
   if (t.queueLength > 0) state += ` · ${t.queueLength} queued`;

@@ -1,6 +1,9 @@
+import type { EventsPort } from '../domain/events.js';
 import type { AgentRecord, AgentStore, Clock, EnvStore, PackageRegistry } from '../domain/ports.js';
 import type { CommandResult } from '../domain/result.js';
 import type { SessionState } from '../domain/session.js';
+import type { HubName } from '../domain/topic.js';
+import type { ActionDoc } from '../sfmd/types.js';
 
 /** Daemon facts that commands print (system hub, /webhook URLs). */
 export interface DaemonInfo {
@@ -31,11 +34,70 @@ export interface CapabilitySummary {
   expires_at: string;
 }
 
+/** behaviour.md §3.1 origin of a document. */
+export type DocOrigin = 'local' | 'web' | 'manifest';
+
+/** A loaded document as the actions side needs it. */
+export interface LoadedDocument {
+  doc: ActionDoc;
+  origin: DocOrigin;
+  /** Absolute URI (meta.uri). */
+  uri: string;
+  /** Display (behaviour.md §1.4). */
+  display: string;
+  /** Local documents: absolute file path. */
+  path?: string;
+  /** Folder CLI actions run in: the document's folder, or the package folder (behaviour.md §4.8). */
+  dir?: string;
+  /** Installed package name when the document belongs to one (for `app:<name>` scopes, /uninstall). */
+  packageName?: string;
+  /** Local file of `[!requirements]` for `Setup: /open <path>` lines, if any. */
+  requirements?: string;
+}
+
+/** A hub page renderer: the lines after `<Name> hub` / `---` (behaviour.md §2.12). */
+export type HubPage = (ctx: CommandContext) => string[] | Promise<string[]>;
+
+/** What the documents feature provides to built-in commands (issue 5). */
+export interface DocumentServices {
+  /** `/info` lines `document:` … `warnings:` for a session with a document. */
+  info(ctx: CommandContext): string[];
+  /** `/help` usage lines of the current document's actions (behaviour.md §2.4). */
+  usage(ctx: CommandContext): string[];
+  /** Fetch limits of remote documents (behaviour.md §3.3). */
+  config: { fetchTimeoutMs: number; maxBytes: number; maxRedirects: number };
+}
+
+/** What the actions feature provides to the documents feature (docContract.ts; issue 6). */
+export interface ActionServices {
+  /** Invoke action `id` with argument text `args` (behaviour.md §5). */
+  invoke(ctx: CommandContext, loaded: LoadedDocument, id: string, args: string): Promise<CommandResult>;
+  /** Run the `default:` action after /open, /refresh, /back (behaviour.md §4.13); the part after the rule. */
+  runDefault(ctx: CommandContext, loaded: LoadedDocument): Promise<CommandResult>;
+}
+
+/** What the persistent-shell feature provides (bash topics, behaviour.md §8.3). */
+export interface BashServices {
+  /** State text of a bash topic (`shell alive · cwd <dir>` or `no shell`). */
+  state(t: TopicStatus): string;
+  /** End the shell of a bash topic (/close); true when one was running. */
+  closeShell(ctx: CommandContext): boolean | Promise<boolean>;
+}
+
+/** The feature-provided members of Services, each typed (features fill them at start-up). */
+export interface FeatureServices {
+  documents?: DocumentServices;
+  actions?: ActionServices;
+  events?: EventsPort;
+  bash?: BashServices;
+  capabilities?: { listForAgent(agentId: string): CapabilitySummary[] };
+}
+
 /**
- * What commands may reach. Optional members are filled by later features; commands that print
- * them show an empty state until then.
+ * What commands may reach. Feature members are filled by the features of this build; commands
+ * that print them show an empty state when a feature is absent.
  */
-export interface Services {
+export interface Services extends FeatureServices {
   info: DaemonInfo;
   clock: Clock;
   agents: AgentStore;
@@ -44,11 +106,10 @@ export interface Services {
   /** Topics of one agent (sorted by topic), and global counts. */
   topics(agentId: string): TopicStatus[];
   counts(): { agents: number; sessions: number };
-  /** Webhook URL of an agent, or null (issue 4 fills creation and rotation). */
+  /** Webhook URL of an agent, or null. */
   webhookUrl(agent: AgentRecord): string | null;
-  capabilities?: { listForAgent(agentId: string): CapabilitySummary[] };
-  /** Extra feature services keyed by name (events, webhooks, documents, …). */
-  ext: Map<string, unknown>;
+  /** Hub pages by hub name (behaviour.md §2.12): the built-in ones and the features'. */
+  hubs: ReadonlyMap<HubName, HubPage>;
 }
 
 /** Everything a running command gets (behaviour.md §2.1 terms). */

@@ -46,7 +46,7 @@ export type AckOutcome =
   | { ok: false; unknown: string };
 
 /**
- * What the event and webhook commands reach through `services.ext.get(EVENTS_KEY)`.
+ * What the event and webhook commands reach through `services.events`.
  * Implemented by src/actors/events.ts.
  */
 export interface EventsPort {
@@ -61,9 +61,6 @@ export interface EventsPort {
   /** A new token; the old URL is dead at once (spec §3 Webhook token, POST row). */
   rotateWebhook(agentId: string): Promise<string>;
 }
-
-/** Key of the EventsPort in `services.ext`. */
-export const EVENTS_KEY = 'events';
 
 /**
  * behaviour.md §2.10 preview: first non-blank line, runs of whitespace collapsed to one space,

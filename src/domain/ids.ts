@@ -8,8 +8,6 @@ export const SEGMENT_RE = AGENT_ID_RE;
 export const PACKAGE_NAME_RE = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 /** behaviour.md §1.2: action id. */
 export const ACTION_ID_RE = /^[a-z][a-z0-9_-]{0,63}$/;
-/** behaviour.md §1.2: field name. */
-export const FIELD_NAME_RE = /^[A-Za-z_][A-Za-z0-9_-]{0,63}$/;
 /** behaviour.md §1.2: session variable and $NAME. */
 export const VAR_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 

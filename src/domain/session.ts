@@ -38,14 +38,25 @@ export interface SessionState {
   ext: Map<string, unknown>;
   /** Called when the session ends (DELETE /sessions, agent deletion, shutdown). */
   disposers: Array<() => void | Promise<void>>;
+  /** Aborted when the session ends; created on first use (sessionSignal), so idle topics carry none. */
+  controller: AbortController | null;
 }
 
 /** A fresh, empty session for a topic. */
 export function newSession(agentId: string, ref: TopicRef, now: number): SessionState {
   return {
     agentId, ref, createdAt: now, doc: null, history: [], baseDir: null,
-    vars: new Map(), pageShortcuts: new Map(), valueShortcuts: new Map(), ext: new Map(), disposers: [],
+    vars: new Map(), pageShortcuts: new Map(), valueShortcuts: new Map(), ext: new Map(), disposers: [], controller: null,
   };
+}
+
+/**
+ * The signal of a session: aborted when the session ends, so a command running in it is interrupted
+ * (behaviour.md §1.3: "DELETE /sessions on an executing topic kills the running command").
+ */
+export function sessionSignal(s: SessionState): AbortSignal {
+  s.controller ??= new AbortController();
+  return s.controller.signal;
 }
 
 /** head.meta of spec §2 for a session (hubs always null: behaviour.md §1.5). */

@@ -3,11 +3,11 @@ import { invalidCapability, parseCapabilitySpec, type CapabilitySpec } from '../
 import { FS_VERBS } from '../domain/fsPath.js';
 import { CAPABILITY_MAX_TTL_MS } from '../domain/limits.js';
 import type { AgentInput } from '../domain/agentInput.js';
-import type { Feature } from '../features.js';
+import { fsOperations } from '../effects/fsPlane.js';
 import { mountCapabilities } from '../http/routes/capabilities.js';
 import { fsFastPath, mountFs } from '../http/routes/fs.js';
 import { CapabilityStore } from '../stores/capabilityStore.js';
-import { fsOperations } from '../effects/fsPlane.js';
+import type { Feature } from './types.js';
 
 /** The `capability` of a POST /agents body (spec §4.3), or undefined when not given. */
 function pairingSpec(input: AgentInput): CapabilitySpec | undefined {
@@ -18,33 +18,34 @@ function pairingSpec(input: AgentInput): CapabilitySpec | undefined {
 }
 
 /**
- * Capabilities and the file-system plane (issue 3): the capability store and actors, the
- * /capabilities and /fs routes, pairing through POST /agents, the DELETE /agents cascade, the
- * `agent` hub's capability rows and the /describe entries `fs` and `capability-tokens`.
+ * Capabilities and the file-system plane (issue 3): the capability store and actors (children of
+ * their agents in the actor tree), the /capabilities and /fs routes, pairing through POST /agents,
+ * the `agent` hub's capability rows and the /describe entries `fs` and `capability-tokens`.
  * An unreadable `<data>/capabilities.json` throws RegistryReadError here, which stops the daemon.
  */
-export const capabilitiesFeature: Feature = async (ctx) => {
-  const { system } = ctx;
-  const store = await CapabilityStore.open(system.deps.info.dataDir, system.deps.clock.now());
-  const service = new CapabilityService({ store, clock: system.deps.clock, factory: system.factory });
-  service.hydrate();
-
-  system.services.capabilities = { listForAgent: (agentId) => service.list(agentId) };
-  system.registration.push({
-    // spec §4.3 rule 2: a bad spec is refused before the agent is created or changed.
-    validate: (input) => { pairingSpec(input); },
-    apply: async (agent, input) => {
-      const spec = pairingSpec(input);
-      return spec ? { capability: await service.mint(agent.id, spec) } : {};
-    },
+export const capabilitiesFeature: Feature = async ({ system, info, clock, allowedOrigins }) => {
+  const store = await CapabilityStore.open(info.dataDir, clock.now());
+  const service = new CapabilityService({
+    store, clock,
+    tree: { spawn: (agentId, input) => system.spawnCapability(agentId, input), get: (tokenId) => system.capability(tokenId) },
   });
-  system.deleteSteps.push(async (agentId) => ({ revoked_capabilities: await service.revokeAgent(agentId) }));
-  system.shutdownHooks.push(() => service.stopAll());
-  ctx.describeCapabilities['fs'] = { verbs: [...FS_VERBS] };
-  ctx.describeCapabilities['capability-tokens'] = { max_ttl_ms: CAPABILITY_MAX_TTL_MS };
-
-  const fsDeps = { verify: (secret: string) => service.verify(secret), home: (id: string) => system.deps.agents.get(id)?.home, ops: fsOperations };
-  // The same allowed headers as createApp's CORS middleware (spec §4).
-  ctx.fastPaths.push(fsFastPath(fsDeps, ctx.allowedOrigins, 'Content-Type, X-Agent-Id'));
-  return [mountCapabilities(service), mountFs(fsDeps)];
+  service.hydrate();
+  const fsDeps = { verify: (secret: string) => service.verify(secret), home: (id: string) => system.agentHome(id), ops: fsOperations };
+  return {
+    services: { capabilities: { listForAgent: (agentId) => service.list(agentId) } },
+    describe: { fs: { verbs: [...FS_VERBS] }, 'capability-tokens': { max_ttl_ms: CAPABILITY_MAX_TTL_MS } },
+    onRegister: {
+      // spec §4.3 rule 2: a bad spec is refused before the agent is created or changed.
+      validate: (input) => { pairingSpec(input); },
+      apply: async (agent, input) => {
+        const spec = pairingSpec(input);
+        return spec ? { capability: await service.mint(agent.id, spec) } : {};
+      },
+    },
+    // The agent's actor has revoked its live capabilities; their records reach the disk here.
+    onDelete: () => service.settled(),
+    // The same allowed headers as createApp's CORS middleware (spec §4).
+    fastPaths: [fsFastPath(fsDeps, allowedOrigins, 'Content-Type, X-Agent-Id')],
+    routes: [mountCapabilities(service), mountFs(fsDeps)],
+  };
 };

@@ -2,22 +2,18 @@ import { EventStreams } from '../actors/eventStreams.js';
 import { EventsService } from '../actors/events.js';
 import { WebhookTokens } from '../actors/webhooks.js';
 import { eventHubPage, eventsCommand, webhookCommand } from '../commands/events.js';
-import { hubPages } from '../commands/hubs.js';
-import { EVENTS_KEY } from '../domain/events.js';
 import { EVENT_PING_MS } from '../domain/limits.js';
-import type { Feature } from '../features.js';
 import { eventStreamRoute } from '../http/routes/eventStream.js';
 import { eventsJsonRoutes } from '../http/routes/events.js';
 import { webhookRoutes } from '../http/routes/webhook.js';
 import { FileInbox } from '../stores/inbox.js';
+import type { Feature } from './types.js';
 
 /**
  * Issue 4: local webhooks, the durable event inbox, the event stream and the event commands
  * (spec §2 Event and Local webhook, §3, §4.4, §4.5, §4.10, §6; behaviour.md §2.10, §2.12, §9.7, §9.8).
  */
-export const eventsFeature: Feature = async (ctx, registry) => {
-  const sys = ctx.system;
-  const { agents, clock, info } = sys.deps;
+export const eventsFeature: Feature = async ({ system, agents, clock, info }) => {
   const inbox = new FileInbox(info.dataDir, clock);
   // Rebuild every registered agent's index now (and compact its log when it needs it).
   for (const a of agents.list()) {
@@ -25,17 +21,16 @@ export const eventsFeature: Feature = async (ctx, registry) => {
     if (r.skipped > 0) process.emitWarning(`event inbox of ${a.id}: skipped ${r.skipped} unreadable log line(s)`);
   }
   const streams = new EventStreams(clock);
-  const webhooks = new WebhookTokens(agents, sys.factory);
+  const webhooks = new WebhookTokens(agents, system);
   const events = new EventsService(agents, inbox, streams, webhooks, (token) => `http://127.0.0.1:${info.port()}/webhook/${token}`);
-
-  sys.services.ext.set(EVENTS_KEY, events);
-  registry.register(eventsCommand, webhookCommand);
-  hubPages.set('event', eventHubPage);
-  sys.registration.push({
-    apply: async (agent, input) => (input.webhook ? { webhook_url: await events.showWebhook(agent.id) } : {}),
-  });
-  sys.deleteSteps.push((agentId) => events.deleteAgent(agentId));
-  sys.shutdownHooks.push(() => events.shutdown());
-  Object.assign(ctx.describeCapabilities, { 'agent-webhooks': {}, events: {}, 'event-stream': { ping_ms: EVENT_PING_MS } });
-  return [webhookRoutes(events), eventStreamRoute(streams), eventsJsonRoutes(events)];
+  return {
+    commands: [eventsCommand, webhookCommand],
+    hubs: { event: eventHubPage },
+    services: { events },
+    describe: { 'agent-webhooks': {}, events: {}, 'event-stream': { ping_ms: EVENT_PING_MS } },
+    onRegister: { apply: async (agent, input) => (input.webhook ? { webhook_url: await events.showWebhook(agent.id) } : {}) },
+    onDelete: (agentId) => events.deleteAgent(agentId),
+    onShutdown: () => events.shutdown(),
+    routes: [webhookRoutes(events), eventStreamRoute(streams), eventsJsonRoutes(events)],
+  };
 };

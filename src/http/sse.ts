@@ -1,50 +1,75 @@
-import type { Response } from 'express';
+import type { ServerResponse } from 'node:http';
+import { RUNNING_COMMENT_MS } from '../domain/limits.js';
+import { refusalError } from '../domain/output.js';
+import type { CommandEvent } from '../domain/ticket.js';
+
+/** The stream headers of spec §4.7 (every SSE response). */
+const STREAM_HEADERS = {
+  'Content-Type': 'text/event-stream',
+  'Cache-Control': 'no-cache',
+  Connection: 'keep-alive',
+  'X-Accel-Buffering': 'no',
+} as const;
+
+/** One event framed `event: <name>\ndata: <one-line JSON>\n\n` (LF). */
+export function sseFrame(name: string, data: unknown): string {
+  return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+}
 
 /**
  * The one SSE writer (architecture.md "actors emit, HTTP listens"): owns the headers of spec §4.7
- * and the framing `event: <name>\ndata: <one-line JSON>\n\n` (LF).
+ * and the framing. `open()` decides the 200; the headers go out at the end of the current turn of
+ * the event loop unless the stream is finished first, so a command that answers at once is one
+ * write (headers, head, content, done) — the usual case, and what a client reads fastest.
  */
 export class SseWriter {
-  private opened = false;
+  private state: 'new' | 'pending' | 'sent' = 'new';
 
-  constructor(private readonly res: Response) {}
+  constructor(private readonly res: ServerResponse) {}
 
-  /** Send 200 and the four stream headers at once (flushHeaders: clients see them immediately). */
+  /** Commit to a 200 stream; the headers follow within this turn of the event loop. */
   open(): void {
-    if (this.opened) return;
-    this.opened = true;
-    this.res.status(200);
-    this.res.setHeader('Content-Type', 'text/event-stream');
-    this.res.setHeader('Cache-Control', 'no-cache');
-    this.res.setHeader('Connection', 'keep-alive');
-    this.res.setHeader('X-Accel-Buffering', 'no');
+    if (this.state !== 'new') return;
+    this.state = 'pending';
+    setImmediate(() => this.flushHeaders());
+  }
+
+  private flushHeaders(): void {
+    if (this.state !== 'pending' || this.closed) return;
+    this.state = 'sent';
+    this.res.writeHead(200, STREAM_HEADERS);
     this.res.flushHeaders();
   }
 
   /** One event; data is JSON-encoded on one line. */
   event(name: string, data: unknown): void {
-    this.res.write(frame(name, data));
+    this.flushHeaders();
+    this.res.write(sseFrame(name, data));
   }
 
   /** An SSE comment line (not an event), e.g. `: running`. */
   comment(text: string): void {
+    this.flushHeaders();
     this.res.write(`: ${text}\n\n`);
   }
 
   end(): void {
+    this.flushHeaders();
     this.res.end();
   }
 
   /**
-   * The last events and the end of the stream in one `res.end(tail)`: the usual answer is `head`,
-   * `content`, `done` at once. One string in one end() is the form that delivers the body on every
-   * supported Node line: `cork()` + `write()`s + `end()` after `flushHeaders()` sends the last chunk
-   * without the corked data on Node 22 and 24 (empty stream, then a desynchronised keep-alive
-   * connection). It is also the fastest form measured (bench/RESULTS.md, "SSE tail").
+   * The last events and the end of the stream as one `res.end(tail)` (one socket write; with the
+   * headers still pending, headers and tail go together). One string in one
+   * end() is the form that delivers the body on every supported Node line: `cork()` + `write()`s +
+   * `end()` after `flushHeaders()` sends the last chunk without the corked data on Node 22 and 24.
    */
   finish(events: Array<[name: string, data: unknown]>): void {
-    let tail = '';
-    for (const [name, data] of events) tail += frame(name, data);
+    const tail = events.map(([name, data]) => sseFrame(name, data)).join('');
+    if (this.state !== 'sent') {
+      this.state = 'sent';
+      this.res.writeHead(200, STREAM_HEADERS);
+    }
     this.res.end(tail);
   }
 
@@ -54,7 +79,48 @@ export class SseWriter {
   }
 }
 
-/** One SSE event frame: `event: <name>\ndata: <one-line JSON>\n\n`. */
-function frame(name: string, data: unknown): string {
-  return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+/** What streamCommand needs of a submitted command. */
+export interface CommandStreamSource {
+  /** Submit, with the listener for this ticket's events; returns the leave function. */
+  submit(listener: (ev: CommandEvent) => void): { leave(): void };
+}
+
+/**
+ * Stream one /exec command as behaviour.md §9.4 says: nothing while it waits; the 200 headers when
+ * it starts, then `: running` every 15 s; exactly `head`, `content`, `done` when it finishes, and the
+ * end. A refusal (429, 504) rejects with its LoomError for the error renderer. A client that leaves
+ * while waiting is removed from the queue; one that leaves while its command runs does not cancel it
+ * (the result is discarded). Resolves when the exchange is over.
+ */
+export function streamCommand(res: ServerResponse, source: CommandStreamSource): Promise<void> {
+  const sse = new SseWriter(res);
+  let timer: NodeJS.Timeout | undefined;
+  let settled = false;
+  return new Promise<void>((resolve, reject) => {
+    const handle = source.submit((ev) => {
+      switch (ev.type) {
+        case 'command.started':
+          sse.open();
+          timer = setInterval(() => { if (!sse.closed) sse.comment('running'); }, RUNNING_COMMENT_MS);
+          return;
+        case 'command.refused':
+          settled = true;
+          reject(refusalError(ev));
+          return;
+        case 'command.finished':
+          settled = true;
+          clearInterval(timer);
+          if (!sse.closed) sse.finish([['head', ev.output.head], ['content', ev.output.content], ['done', {}]]);
+          resolve();
+          return;
+        default:
+      }
+    });
+    res.on('close', () => {
+      if (settled) return;
+      clearInterval(timer);
+      handle.leave();
+      resolve();
+    });
+  });
 }

@@ -1,27 +1,144 @@
-import { assign, setup } from 'xstate';
+import { assign, enqueueActions, fromPromise, setup, stopChild, type AnyActorRef } from 'xstate';
+import type { TopicRef } from '../domain/topic.js';
+import { capabilityMachine, type CapabilityInput } from './capability.js';
+import { topicQueueMachine, type TopicInput } from './topicQueue.js';
+import { webhookTokenMachine } from './webhookToken.js';
 
 /**
- * Agent lifecycle. The spec shows no agent table (§3: "Agent and session lifecycle beyond the rows
- * above: not shown"); Loom's is the smallest that matches §4.3: registered agents are `active`
- * (updates keep createdAt) until DELETE /agents/{id} makes them `deleted` (final).
+ * An agent (spec §2 Agent) and everything it owns, as one actor with children (architecture.md
+ * "the actor tree"). The spec shows no agent table (§3: "Agent and session lifecycle beyond the rows
+ * above: not shown"); Loom's is the smallest that matches §4.3:
+ *
+ * | State    | Trigger                  | Next     | Also                                                        |
+ * | active   | POST /agents (again)     | active   | home updated                                                |
+ * | active   | DELETE /agents/{id}      | deleting | every topic answers its tickets and ends; every live capability is revoked |
+ * | deleting | the cascade's I/O is done| deleted  | final: the remaining children (webhook token) stop with it |
+ *
+ * Children, with the system ids of behaviour.md §13.3: `topic:<agent>/<topic>` (child id
+ * `topic:<topic>`), `cap:<token_id>` (child id `cap:<token_id>`), `webhook:<agent>` (child id
+ * `webhook`). A child that reaches a final state (a closed topic, a dead capability) is stopped
+ * and leaves the tree. The cascade's I/O (feature steps, state folder, registry entry) is the
+ * provided promise actor `cascade`; its output is the response's counts.
  */
+
+/** Counts of the DELETE /agents/{id} response (spec §4.3 rule 3). */
+export type DeleteCounts = Record<string, number>;
+
+export interface AgentContext {
+  id: string;
+  home: string;
+  /** The cascade's outcome (the machine's output): its counts, or the error it failed with. */
+  outcome: AgentOutcome | null;
+}
+
+/** What a deleted agent reports. */
+export type AgentOutcome = { ok: true; counts: DeleteCounts } | { ok: false; error: unknown };
+
+export type AgentEvent =
+  | { type: 'agent.update'; home: string }
+  | { type: 'topic.open'; ref: TopicRef; input: TopicInput }
+  | { type: 'cap.open'; input: CapabilityInput }
+  | { type: 'webhook.open'; fingerprint: string | null }
+  | { type: 'agent.delete'; at: number; counts: DeleteCounts }
+  // A child reached a final state or failed (XState's own events, matched by wildcard below).
+  | { type: `xstate.done.actor.${string}`; output?: unknown }
+  | { type: `xstate.error.actor.${string}`; error: unknown };
+
+/** Child ids (unique among one agent's children; never `cascade`, the invoked cascade). */
+export const topicChildId = (topic: string): string => `topic:${topic}`;
+export const capChildId = (tokenId: string): string => `cap:${tokenId}`;
+export const WEBHOOK_CHILD_ID = 'webhook';
+
+/** System ids of behaviour.md §13.3. */
+export const agentSystemId = (agentId: string): string => `agent:${agentId}`;
+export const topicSystemId = (agentId: string, topic: string): string => `topic:${agentId}/${topic}`;
+export const capSystemId = (tokenId: string): string => `cap:${tokenId}`;
+export const webhookSystemId = (agentId: string): string => `webhook:${agentId}`;
+
+const DONE_PREFIX = 'xstate.done.actor.';
+const ERROR_PREFIX = 'xstate.error.actor.';
+
+const childrenOf = (self: AnyActorRef): Record<string, AnyActorRef> => (self.getSnapshot() as { children: Record<string, AnyActorRef> }).children;
+
 export const agentMachine = setup({
   types: {
-    context: {} as { id: string; home: string; updates: number },
-    events: {} as { type: 'agent.update'; home: string } | { type: 'agent.delete' },
+    context: {} as AgentContext,
+    events: {} as AgentEvent,
     input: {} as { id: string; home: string },
+    output: {} as AgentOutcome,
+  },
+  actors: {
+    topic: topicQueueMachine,
+    capability: capabilityMachine,
+    webhookToken: webhookTokenMachine,
+    /** The I/O of DELETE /agents/{id} after the children have been told (provided by src/actors). */
+    cascade: fromPromise<DeleteCounts, { agentId: string; counts: DeleteCounts }>(async ({ input }) => input.counts),
+  },
+  actions: {
+    /** A child failed (a bug below): say so; the child is stopped so the agent keeps working. */
+    reportChildError: (_args, _params: { childId: string; error: unknown }) => {},
   },
 }).createMachine({
   id: 'agent',
-  context: ({ input }) => ({ id: input.id, home: input.home, updates: 0 }),
+  context: ({ input }) => ({ id: input.id, home: input.home, outcome: null }),
   initial: 'active',
+  on: {
+    // A closed topic or a dead capability leaves the tree.
+    'xstate.done.actor.*': { actions: stopChild(({ event }) => event.type.slice(DONE_PREFIX.length)) },
+    'xstate.error.actor.*': {
+      actions: enqueueActions(({ enqueue, event }) => {
+        const childId = event.type.slice(ERROR_PREFIX.length);
+        enqueue({ type: 'reportChildError', params: { childId, error: 'error' in event ? event.error : undefined } });
+        enqueue.stopChild(childId);
+      }),
+    },
+  },
   states: {
     active: {
       on: {
-        'agent.update': { actions: assign({ home: ({ event }) => event.home, updates: ({ context }) => context.updates + 1 }) },
-        'agent.delete': { target: 'deleted' },
+        'agent.update': { actions: assign({ home: ({ event }) => event.home }) },
+        // Each spawn is idempotent: a child that already exists is kept as it is.
+        'topic.open': {
+          actions: enqueueActions(({ enqueue, event, context, self }) => {
+            const id = topicChildId(event.ref.topic);
+            if (!(id in childrenOf(self))) enqueue.spawnChild('topic', { id, systemId: topicSystemId(context.id, event.ref.topic), input: event.input });
+          }),
+        },
+        'cap.open': {
+          actions: enqueueActions(({ enqueue, event, self }) => {
+            const id = capChildId(event.input.tokenId);
+            if (!(id in childrenOf(self))) enqueue.spawnChild('capability', { id, systemId: capSystemId(event.input.tokenId), input: event.input });
+          }),
+        },
+        'webhook.open': {
+          actions: enqueueActions(({ enqueue, event, context, self }) => {
+            if (!(WEBHOOK_CHILD_ID in childrenOf(self))) {
+              enqueue.spawnChild('webhookToken', { id: WEBHOOK_CHILD_ID, systemId: webhookSystemId(context.id), input: { fingerprint: event.fingerprint } });
+            }
+          }),
+        },
+        'agent.delete': {
+          target: 'deleting',
+          // The cascade is the tree: each topic answers its tickets and ends, each live capability is revoked.
+          actions: enqueueActions(({ enqueue, event, self }) => {
+            for (const [id, child] of Object.entries(childrenOf(self))) {
+              if (id.startsWith('topic:') || id.startsWith('cap:')) enqueue.sendTo(child, { type: 'agent.delete', at: event.at });
+            }
+          }),
+        },
+      },
+    },
+    deleting: {
+      invoke: {
+        id: 'cascade',
+        src: 'cascade',
+        input: ({ context, event }) => ({ agentId: context.id, counts: (event as Extract<AgentEvent, { type: 'agent.delete' }>).counts }),
+        onDone: { target: 'deleted', actions: assign({ outcome: ({ event }) => ({ ok: true as const, counts: event.output }) }) },
+        // The children are gone either way; the caller answers the error (500).
+        onError: { target: 'deleted', actions: assign({ outcome: ({ event }) => ({ ok: false as const, error: event.error }) }) },
       },
     },
     deleted: { type: 'final' },
   },
+  output: ({ context }) => context.outcome ?? { ok: true, counts: {} },
 });

@@ -1,132 +1,207 @@
-import { assign, cancel, enqueueActions, fromPromise, setup } from 'xstate';
+import { assign, emit, enqueueActions, setup, type ParameterizedObject } from 'xstate';
+import { commandOutput } from '../domain/output.js';
+import { fail } from '../domain/result.js';
+import { newSession, sessionMeta, type SessionState } from '../domain/session.js';
+import type { CommandEvent, ExecResult, QueueLimits, RefusalReason, Ticket } from '../domain/ticket.js';
+import type { TopicRef } from '../domain/topic.js';
 
 /**
- * The topic command queue of spec §3:
+ * A topic (spec §2 Topic) and its command queue, spec §3:
  *
- * | State     | Trigger              | Condition              | Next                    | Also          |
- * | idle      | command arrives      |                        | executing               |               |
- * | executing | command arrives      | fewer than 5 waiting   | executing, queue grows  |               |
- * | executing | command arrives      | 5 already queued       | unchanged               | 429 QUEUE_FULL|
+ * | State     | Trigger              | Condition              | Next                    | Also              |
+ * | idle      | command arrives      |                        | executing               |                   |
+ * | executing | command arrives      | fewer than 5 waiting   | executing, queue grows  |                   |
+ * | executing | command arrives      | 5 already queued       | unchanged               | 429 QUEUE_FULL    |
  * | queued    | waits > 120000 ms    |                        | removed                 | 504 QUEUE_TIMEOUT |
- * | queued    | client disconnects   |                        | removed                 | no response   |
+ * | queued    | client disconnects   |                        | removed                 | no response       |
  *
  * Plus the MCP rule (spec §4.8, behaviour.md §10.3): `command.try` runs only when idle and is
- * refused with BUSY otherwise, atomically in one transition.
+ * refused with BUSY otherwise, atomically in one transition; and the session rules of
+ * behaviour.md §1.3: `session.close` (DELETE /sessions, home change) ends the session — a quiet
+ * topic ends with it (`closed`), a busy one goes on with a fresh session — and `agent.delete`
+ * answers every ticket and ends the topic.
  *
- * The machine does no I/O: starting, refusing and running a command are the named actions
- * `startTicket`, `refuseTicket` and the named actor `runCommand`, provided by src/actors.
+ * The topic owns its tickets (cmd, request_id, via, times) and its session. It does no I/O:
+ * starting a command is the provided action `runTicket`; the command's result comes back as the
+ * event `command.done`; ending a session's resources is `disposeSession`. Its outputs are the
+ * emitted `command.*` events of domain/ticket.ts.
  */
 
-/** What the queue knows of a command: an opaque id. */
-export interface QueueTicket {
-  id: string;
-}
-
-/** Why a ticket is refused without running. */
-export type RefusalReason = 'QUEUE_FULL' | 'QUEUE_TIMEOUT' | 'BUSY';
-
-export interface TopicQueueContext {
-  running: QueueTicket | null;
-  waiting: QueueTicket[];
+export interface TopicInput {
+  agentId: string;
+  ref: TopicRef;
   maxWaiting: number;
   waitMs: number;
+  /** Creation time of the first session. */
+  now: number;
+}
+
+export interface TopicQueueContext {
+  agentId: string;
+  ref: TopicRef;
+  session: SessionState;
+  running: Ticket | null;
+  waiting: Ticket[];
+  /** Tickets issued so far: the next id is `t<issued + 1>`. */
+  issued: number;
+  limits: QueueLimits;
 }
 
 export type TopicQueueEvent =
-  | { type: 'command.arrive'; ticket: QueueTicket }
-  | { type: 'command.try'; ticket: QueueTicket }
+  | { type: 'command.arrive'; ticket: Ticket }
+  | { type: 'command.try'; ticket: Ticket }
   | { type: 'command.leave'; ticketId: string }
-  | { type: 'command.expire'; ticketId: string };
+  | { type: 'command.expire'; ticketId: string }
+  | { type: 'command.done'; ticketId: string; result: ExecResult; at: number }
+  | { type: 'session.close'; at: number }
+  | { type: 'agent.delete'; at: number };
 
 /** Delayed-event id of a waiting ticket's expiry. */
 export const expiryId = (ticketId: string): string => `expire:${ticketId}`;
+
+/** The id the topic gives its next ticket (callers put it on the ticket they send). */
+export const nextTicketId = (context: Pick<TopicQueueContext, 'issued'>): string => `t${context.issued + 1}`;
+
+type Ctx = TopicQueueContext;
+
+/** The named actions the helper actions below enqueue (typed by hand: `extend` cannot see its own siblings). */
+type NamedAction =
+  | { type: 'runTicket'; params: { ticket: Ticket; session: SessionState } }
+  | { type: 'disposeSession'; params: { session: SessionState } }
+  | { type: 'start'; params: { ticket: Ticket; at: number } };
+
+/** `enqueueActions` typed for this machine, with params `P`. */
+const enqueueTyped = <P extends ParameterizedObject['params']>(
+  collect: Parameters<typeof enqueueActions<Ctx, TopicQueueEvent, P, TopicQueueEvent, never, NamedAction, never, never, CommandEvent>>[0],
+) => enqueueActions<Ctx, TopicQueueEvent, P, TopicQueueEvent, never, NamedAction, never, never, CommandEvent>(collect);
+const base = (c: Ctx, ticket: Ticket, at: number) => ({ agentId: c.agentId, topic: c.ref.topic, ticket, at });
+
+/** The `command.finished` event of a ticket. */
+function finished(c: Ctx, ticket: Ticket, result: ExecResult, at: number): CommandEvent {
+  return { type: 'command.finished', ...base(c, ticket, at), result, output: commandOutput(c.agentId, ticket, result) };
+}
+
+function refused(c: Ctx, ticket: Ticket, reason: RefusalReason, at: number): CommandEvent {
+  return { type: 'command.refused', ...base(c, ticket, at), reason, limits: c.limits };
+}
+
+/** A CONFLICT answer for tickets the agent's deletion ends (behaviour.md §1.3). */
+function conflict(c: Ctx, session: SessionState, message: string): ExecResult {
+  return { ...fail('CONFLICT', message), meta: sessionMeta(session), topic: c.ref.topic, topicType: c.ref.type };
+}
 
 export const topicQueueMachine = setup({
   types: {
     context: {} as TopicQueueContext,
     events: {} as TopicQueueEvent,
-    input: {} as { maxWaiting: number; waitMs: number },
+    input: {} as TopicInput,
+    emitted: {} as CommandEvent,
   },
   actions: {
-    startTicket: (_args, _params: { ticket: QueueTicket }) => {},
-    refuseTicket: (_args, _params: { ticket: QueueTicket; reason: RefusalReason }) => {},
-    /** Move the oldest waiting ticket to running (FIFO, spec §3) and cancel its expiry. */
-    dequeue: enqueueActions(({ enqueue, context }) => {
+    /** Start the command of `ticket` in `session`; its result comes back as `command.done`. */
+    runTicket: (_args, _params: { ticket: Ticket; session: SessionState }) => {},
+    /** End a session's resources: abort what runs in it, run its disposers. */
+    disposeSession: (_args, _params: { session: SessionState }) => {},
+    issue: assign({ issued: ({ context }) => context.issued + 1 }),
+    /** Start `ticket` now: it becomes the running one (from idle or from the head of the queue). */
+    start: enqueueTyped<{ ticket: Ticket; at: number }>(({ enqueue, context }, p) => {
+      const ticket = { ...p.ticket, startedAt: p.at };
+      enqueue.assign({ running: ticket });
+      enqueue.emit({ type: 'command.started', ...base(context, ticket, p.at) });
+      enqueue({ type: 'runTicket', params: { ticket, session: context.session } });
+    }),
+    /** The running ticket finished: answer it, then start the oldest waiting one (FIFO, spec §3). */
+    finishAndNext: enqueueTyped<{ result: ExecResult; at: number }>(({ enqueue, context }, p) => {
+      enqueue.emit(finished(context, context.running as Ticket, p.result, p.at));
       const [next, ...rest] = context.waiting;
+      enqueue.assign({ running: null, waiting: rest });
+      if (!next) return;
       enqueue.cancel(expiryId(next.id));
-      enqueue.assign({ running: next, waiting: rest });
+      enqueue({ type: 'start', params: { ticket: next, at: p.at } });
+    }),
+    /** Replace the session (behaviour.md §1.3): later commands run on a fresh, empty one. */
+    renewSession: enqueueTyped<{ at: number }>(({ enqueue, context }, p) => {
+      enqueue({ type: 'disposeSession', params: { session: context.session } });
+      enqueue.assign({ session: newSession(context.agentId, context.ref, p.at) });
+    }),
+    /** The agent is deleted: every ticket gets its answer now, then the topic ends. */
+    answerAll: enqueueTyped<{ at: number }>(({ enqueue, context }, p) => {
+      const s = context.session;
+      if (context.running) {
+        enqueue.emit(finished(context, context.running, conflict(context, s, `Topic ${context.ref.topic} was closed while this command ran`), p.at));
+      }
+      for (const t of context.waiting) {
+        enqueue.cancel(expiryId(t.id));
+        enqueue.emit(finished(context, t, conflict(context, s, `Agent ${context.agentId} was deleted while this command waited`), p.at));
+      }
+      enqueue.assign({ running: null, waiting: [] });
+      enqueue({ type: 'disposeSession', params: { session: s } });
     }),
   },
-  actors: {
-    runCommand: fromPromise<void, { ticket: QueueTicket }>(async () => {}),
-  },
   guards: {
-    queueHasRoom: ({ context }) => context.waiting.length < context.maxWaiting,
-    hasWaiting: ({ context }) => context.waiting.length > 0,
-    isWaiting: ({ context, event }) =>
-      'ticketId' in event && context.waiting.some((t) => t.id === event.ticketId),
+    queueHasRoom: ({ context }) => context.waiting.length < context.limits.max,
+    /** The running ticket finished and another waits behind it. */
+    isRunningWithWaiting: ({ context, event }) => 'ticketId' in event && context.running?.id === event.ticketId && context.waiting.length > 0,
+    isWaiting: ({ context, event }) => 'ticketId' in event && context.waiting.some((t) => t.id === event.ticketId),
+    isRunning: ({ context, event }) => 'ticketId' in event && context.running?.id === event.ticketId,
   },
 }).createMachine({
   id: 'topicQueue',
-  context: ({ input }) => ({ running: null, waiting: [], maxWaiting: input.maxWaiting, waitMs: input.waitMs }),
+  context: ({ input }) => ({
+    agentId: input.agentId, ref: input.ref, session: newSession(input.agentId, input.ref, input.now),
+    running: null, waiting: [], issued: 0, limits: { max: input.maxWaiting, waitMs: input.waitMs },
+  }),
   initial: 'idle',
+  on: {
+    'agent.delete': { target: '.closed', actions: { type: 'answerAll', params: ({ event }) => ({ at: event.at }) } },
+  },
   states: {
     idle: {
       on: {
-        'command.arrive': {
-          target: 'executing',
-          actions: [
-            assign({ running: ({ event }) => event.ticket }),
-            { type: 'startTicket', params: ({ event }) => ({ ticket: event.ticket }) },
-          ],
-        },
-        'command.try': {
-          target: 'executing',
-          actions: [
-            assign({ running: ({ event }) => event.ticket }),
-            { type: 'startTicket', params: ({ event }) => ({ ticket: event.ticket }) },
-          ],
-        },
+        'command.arrive': { target: 'executing', actions: ['issue', { type: 'start', params: ({ event }) => ({ ticket: event.ticket, at: event.ticket.queuedAt }) }] },
+        'command.try': { target: 'executing', actions: ['issue', { type: 'start', params: ({ event }) => ({ ticket: event.ticket, at: event.ticket.queuedAt }) }] },
+        'session.close': { target: 'closed', actions: { type: 'disposeSession', params: ({ context }) => ({ session: context.session }) } },
       },
     },
     executing: {
-      invoke: {
-        id: 'runCommand',
-        src: 'runCommand',
-        input: ({ context }) => ({ ticket: context.running as QueueTicket }),
-        onDone: [{ guard: 'hasWaiting', target: 'executing', reenter: true, actions: ['dequeue', { type: 'startTicket', params: ({ context }) => ({ ticket: context.running as QueueTicket }) }] }, { target: 'idle', actions: assign({ running: null }) }],
-        onError: [{ guard: 'hasWaiting', target: 'executing', reenter: true, actions: ['dequeue', { type: 'startTicket', params: ({ context }) => ({ ticket: context.running as QueueTicket }) }] }, { target: 'idle', actions: assign({ running: null }) }],
-      },
       on: {
         'command.arrive': [
           {
             guard: 'queueHasRoom',
-            actions: enqueueActions(({ enqueue, event, context }) => {
-              enqueue.assign({ waiting: [...context.waiting, event.ticket] });
-              enqueue.raise({ type: 'command.expire', ticketId: event.ticket.id }, { id: expiryId(event.ticket.id), delay: context.waitMs });
-            }),
+            actions: [
+              'issue',
+              enqueueActions(({ enqueue, event, context }) => {
+                enqueue.assign({ waiting: [...context.waiting, event.ticket] });
+                enqueue.raise({ type: 'command.expire', ticketId: event.ticket.id }, { id: expiryId(event.ticket.id), delay: context.limits.waitMs });
+                enqueue.emit({ type: 'command.queued', ...base(context, event.ticket, event.ticket.queuedAt) });
+              }),
+            ],
           },
-          { actions: { type: 'refuseTicket', params: ({ event }) => ({ ticket: event.ticket, reason: 'QUEUE_FULL' as const }) } },
+          { actions: ['issue', emit(({ context, event }) => refused(context, event.ticket, 'QUEUE_FULL', event.ticket.queuedAt))] },
         ],
-        'command.try': {
-          actions: { type: 'refuseTicket', params: ({ event }) => ({ ticket: event.ticket, reason: 'BUSY' as const }) },
-        },
+        'command.try': { actions: ['issue', emit(({ context, event }) => refused(context, event.ticket, 'BUSY', event.ticket.queuedAt))] },
         'command.leave': {
           guard: 'isWaiting',
-          actions: [
-            cancel(({ event }) => expiryId(event.ticketId)),
-            assign({ waiting: ({ context, event }) => context.waiting.filter((t) => t.id !== event.ticketId) }),
-          ],
+          actions: enqueueActions(({ enqueue, event, context }) => {
+            enqueue.cancel(expiryId(event.ticketId));
+            enqueue.assign({ waiting: context.waiting.filter((t) => t.id !== event.ticketId) });
+          }),
         },
         'command.expire': {
           guard: 'isWaiting',
           actions: enqueueActions(({ enqueue, event, context }) => {
-            const ticket = context.waiting.find((t) => t.id === event.ticketId) as QueueTicket;
+            const ticket = context.waiting.find((t) => t.id === event.ticketId) as Ticket;
             enqueue.assign({ waiting: context.waiting.filter((t) => t.id !== event.ticketId) });
-            enqueue({ type: 'refuseTicket', params: { ticket, reason: 'QUEUE_TIMEOUT' } });
+            enqueue.emit(refused(context, ticket, 'QUEUE_TIMEOUT', ticket.queuedAt + context.limits.waitMs));
           }),
         },
+        'command.done': [
+          { guard: 'isRunningWithWaiting', actions: { type: 'finishAndNext', params: ({ event }) => ({ result: event.result, at: event.at }) } },
+          { guard: 'isRunning', target: 'idle', actions: { type: 'finishAndNext', params: ({ event }) => ({ result: event.result, at: event.at }) } },
+        ],
+        'session.close': { actions: { type: 'renewSession', params: ({ event }) => ({ at: event.at }) } },
       },
     },
+    closed: { type: 'final' },
   },
 });

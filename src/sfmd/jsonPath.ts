@@ -55,11 +55,6 @@ export function parsePathRaw(path: string): { segs: Segment[]; raws: string[] } 
   return expectKey && segs.length > 0 ? null : { segs, raws };
 }
 
-/** Text form of segments, for messages (`a.b[0]`). */
-export function pathText(segs: Segment[]): string {
-  return segs.map((s, k) => ('index' in s ? `[${s.index}]` : (k === 0 ? '' : '.') + s.key)).join('');
-}
-
 /** One step into a value; undefined when absent. */
 export function step(v: Json | undefined, s: Segment): Json | undefined {
   if (v === undefined || v === null || typeof v !== 'object') return undefined;

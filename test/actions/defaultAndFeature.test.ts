@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_ACTION_KEY, INVOKE_ACTION_KEY, type ActionInvoker, type DefaultActionRunner } from '../../src/commands/docContract.js';
+import type { ActionInvoker, DefaultActionRunner } from '../../src/commands/docContract.js';
 import { makeDefaultRunner } from '../../src/commands/actions/invoke.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { cli, context, doc, f, http, loaded, req, world, type World } from './helpers.js';
@@ -75,8 +75,8 @@ describe('actions feature wiring (docContract.ts) with the documents feature', (
   afterAll(async () => { await app.close(); });
 
   it('when the daemon is composed, then the invoker and the default runner are registered', () => {
-    expect(typeof app.c.system.services.ext.get(INVOKE_ACTION_KEY)).toBe('function');
-    expect(typeof app.c.system.services.ext.get(DEFAULT_ACTION_KEY)).toBe('function');
+    expect(typeof app.c.system.services.actions?.invoke).toBe('function');
+    expect(typeof app.c.system.services.actions?.runDefault).toBe('function');
   });
 
   it.each([
@@ -118,7 +118,7 @@ describe('actions feature wiring (docContract.ts) with the documents feature', (
   });
 
   it('when the registered invoker is called directly, then it answers help, missing-required and unknown ids', async () => {
-    const invoke = app.c.system.services.ext.get(INVOKE_ACTION_KEY) as ActionInvoker;
+    const invoke = app.c.system.services.actions?.invoke as ActionInvoker;
     const a = cli('search', 'echo', [req('query', 'string', { alias: 'q', description: 'Search terms' }), req('repo', 'tuple', { description: 'Repository' }),
       f('state', 'string', { alias: 's', description: 'Issue state', allowed: ['open', 'closed'], default: 'open' }), f('limit', 'number', { description: 'Max results', min: 1, max: 100, default: '20' }), f('verbose', 'boolean', { alias: 'v' })]);
     const r = await invoke(context(w), loaded(doc([a])), 'search', '--help');
@@ -141,7 +141,7 @@ describe('actions feature wiring (docContract.ts) with the documents feature', (
     expect(await invoke(context(w), loaded(doc([a])), 'nope', '')).toEqual({
       ok: false, code: 'NOT_FOUND', body: 'ERROR(NOT_FOUND): Action not found: nope\nActions: search\nRecovery: /act',
     });
-    const runner = app.c.system.services.ext.get(DEFAULT_ACTION_KEY) as DefaultActionRunner;
+    const runner = app.c.system.services.actions?.runDefault as DefaultActionRunner;
     expect((await runner(context(w), loaded(doc([a], { defaultAction: 'search' })))).body).toBe('[default] /act.search not run — missing required: --query <string>, --repo <tuple>\nnext: /act.search --help');
   });
 });

@@ -1,9 +1,10 @@
 import { expect } from '@jest/globals';
-import { copyFileSync, cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExecOutcome } from '../../src/client/index.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { tempDir } from '../helpers/daemon.js';
+import { copyWritable, FIXTURE_APPS } from '../helpers/fixtures.js';
 import { startStub, type Stub } from './stub.js';
 
 /**
@@ -12,8 +13,8 @@ import { startStub, type Stub } from './stub.js';
  * `http://127.0.0.1:<port>/<host>`, fake external tools first on PATH, one in-process daemon.
  */
 
-/** Where the corpus lives (shared, read-only). */
-export const CORPUS = '/work/shared/corpus/apps';
+/** Where the corpus lives: the repository's copy (test/fixtures/apps), never edited in place. */
+export const CORPUS = FIXTURE_APPS;
 /** The fake executables. */
 export const FAKE_BIN = join(process.cwd(), 'test', 'actions', 'apps', 'bin');
 
@@ -55,15 +56,29 @@ export async function startAppsWorld(apps: Record<string, string>): Promise<Apps
   writeFileSync(log, '');
   process.env.PATH = `${FAKE_BIN}:${process.env.PATH}`;
   process.env.FAKE_LOG = log;
-  const app = await startApp();
-  const reg = await app.client().registerAgent({ agent_id: 'leo' });
-  const home = String(reg.body.home);
-  for (const [name, src] of Object.entries(apps)) {
-    const dest = join(home, 'apps', name);
-    cpSync(join(CORPUS, src), dest, { recursive: true });
-    rewriteOrigins(dest, stub.origin);
+  const restoreEnv = () => {
+    process.env.PATH = saved.PATH;
+    if (saved.FAKE_LOG === undefined) delete process.env.FAKE_LOG; else process.env.FAKE_LOG = saved.FAKE_LOG;
+  };
+  let app: TestApp | undefined;
+  let home: string;
+  try {
+    app = await startApp();
+    const reg = await app.client().registerAgent({ agent_id: 'leo' });
+    home = String(reg.body.home);
+    for (const [name, src] of Object.entries(apps)) {
+      const dest = join(home, 'apps', name);
+      copyWritable(join(CORPUS, src), dest);
+      rewriteOrigins(dest, stub.origin);
+    }
+    if (existsSync(join(home, 'apps', 'gh-kanban'))) copyFileSync(join(process.cwd(), 'test', 'actions', 'apps', 'kanban'), join(home, 'apps', 'gh-kanban', 'kanban'));
+  } catch (e) {
+    // A failed set-up must not leave a server or the patched environment behind (jest would hang).
+    await app?.close();
+    await stub.close();
+    restoreEnv();
+    throw e;
   }
-  if (existsSync(join(home, 'apps', 'gh-kanban'))) copyFileSync(join(process.cwd(), 'test', 'actions', 'apps', 'kanban'), join(home, 'apps', 'gh-kanban', 'kanban'));
   let seen = 0;
   const client = app.client('leo');
   const w: AppsWorld = {
@@ -93,8 +108,7 @@ export async function startAppsWorld(apps: Record<string, string>): Promise<Apps
     async close() {
       await app.close();
       await stub.close();
-      process.env.PATH = saved.PATH;
-      if (saved.FAKE_LOG === undefined) delete process.env.FAKE_LOG; else process.env.FAKE_LOG = saved.FAKE_LOG;
+      restoreEnv();
     },
   };
   return w;

@@ -18,7 +18,7 @@ beforeAll(async () => {
   });
   w.calls();
 });
-afterAll(async () => { await w.close(); });
+afterAll(async () => { await w?.close(); });
 
 describe('real app: gh-issue (fake gh; tuple shortcuts)', () => {
   it('when opened with $REPO set, then repo lists issues as @issue-N tuples from gh JSON', async () => {

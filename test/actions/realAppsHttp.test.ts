@@ -36,7 +36,7 @@ beforeAll(async () => {
   r.set('POST /www.moltbook.com/api/v1/posts', { status: 201, body: { post: { id: 'p9' } } });
   r.set('POST /generativelanguage.googleapis.com/v1beta/models/gemini-3-pro-image-preview:generateContent', { body: { candidates: [{ content: { parts: [{ inlineData: { mimeType: 'image/png', data: PNG.toString('base64') } }] } }] } });
 });
-afterAll(async () => { await w.close(); });
+afterAll(async () => { await w?.close(); });
 
 describe('real app: weather (Open-Meteo)', () => {
   it('when opened, then the document shows its actions and --help gives the call interface', async () => {

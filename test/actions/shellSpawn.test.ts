@@ -58,8 +58,10 @@ describe('spawnShell', () => {
   it('then the cwd, the environment and the open descriptors are exactly those child_process.spawn gives', async () => {
     const cwd = tempDir();
     const env = { PATH: process.env.PATH, HOME: cwd, LOOM_X: "it's \"quoted\" $x", EMPTY: '', MULTI: 'a\nb' };
-    // `_` is set by bash itself to its own path; the rest must match byte for byte.
-    const probe = 'pwd; env -0 | sort -z | tr "\\0" "\\n" | grep -v "^_="; ls /proc/$$/fd | sort -n | tr "\\n" " "; trap -p; echo "mask $(grep SigBlk /proc/$$/status)"';
+    // `_` is set by bash itself to its own path; the rest must match byte for byte. The descriptors
+    // are listed by a glob in the shell itself: `ls /proc/$$/fd | …` races with bash closing the
+    // pipeline's pipe ends in the parent, which made this test flaky (a stray fd 4 either side).
+    const probe = 'pwd; env -0 | sort -z | tr "\\0" "\\n" | grep -v "^_="; fds=(/proc/$$/fd/*); echo "${fds[@]##*/}"; trap -p; echo "mask $(grep SigBlk /proc/$$/status)"';
     const [mine, theirs] = await Promise.all([run(probe, cwd, env), reference(probe, cwd, env)]);
     expect(mine.stdout).toBe(theirs.stdout);
     expect(mine.stdout.startsWith(`${cwd}\n`)).toBe(true);

@@ -2,9 +2,9 @@ import { describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { SimulatedClock } from 'xstate';
-import { ActorFactory } from '../../src/actors/inspection.js';
-import { CapabilityService } from '../../src/actors/capabilities.js';
+import { createActor, SimulatedClock, type Actor } from 'xstate';
+import { CapabilityService, type CapabilityTree } from '../../src/actors/capabilities.js';
+import { capabilityLogic } from '../../src/machines/capability.js';
 import { loadConfig } from '../../src/config.js';
 import { compose } from '../../src/daemon.js';
 import { CapabilityStore } from '../../src/stores/capabilityStore.js';
@@ -14,14 +14,33 @@ import { tempDir } from '../helpers/daemon.js';
 const T0 = Date.parse('2025-06-01T10:00:00.000Z');
 const DAY = 86_400_000;
 
+/**
+ * Capability actors without the rest of the tree (the store is under test here): each one on its
+ * own, dropped when it reaches a final state as its agent would drop it.
+ */
+function standaloneTree(clock: SimulatedClock): CapabilityTree & { stopAll(): void } {
+  const actors = new Map<string, Actor<ReturnType<typeof capabilityLogic>>>();
+  return {
+    spawn: (_agentId, input) => {
+      const a = createActor(capabilityLogic(clock), { input, clock });
+      a.subscribe((snap) => { if (snap.status === 'done') actors.delete(input.tokenId); });
+      actors.set(input.tokenId, a.start());
+      return a;
+    },
+    get: (tokenId) => actors.get(tokenId),
+    stopAll: () => { for (const a of actors.values()) a.stop(); actors.clear(); },
+  };
+}
+
 /** A service over the file store in `dir`, on a simulated clock at `now`. */
 async function service(dir: string, now: number) {
   const clock = new SimulatedClock();
   clock.set(now);
   const store = await CapabilityStore.open(dir, now);
-  const svc = new CapabilityService({ store, clock, factory: new ActorFactory(clock) });
+  const tree = standaloneTree(clock);
+  const svc = new CapabilityService({ store, clock, tree });
   svc.hydrate();
-  return { svc, clock, store };
+  return { svc: Object.assign(svc, { stopAll: () => tree.stopAll() }), clock, store };
 }
 
 const spec = (over: Partial<{ singleUse: boolean; ttlMs: number }> = {}) => ({ pathPrefix: '', verbs: ['GET' as const], ttlMs: over.ttlMs ?? 60_000, singleUse: over.singleUse ?? false });

@@ -3,10 +3,14 @@ import type { Clock } from '../../src/domain/ports.js';
 import { VERSION } from '../../src/version.js';
 import { bench, page, type CommandBench } from './support.js';
 
-/** Wall-clock timers with a movable "now", so uptime can be checked without waiting. */
+/**
+ * Real timers with a "now" that only moves when a test moves it, so uptime can be checked without
+ * waiting and without depending on how long a loaded machine takes between two commands.
+ */
 let offset = 0;
+const start = Date.now();
 const clock: Clock = {
-  now: () => Date.now() + offset,
+  now: () => start + offset,
   setTimeout: (fn, ms) => setTimeout(fn, ms),
   clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
 };

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { INVOKE_ACTION_KEY, type ActionInvoker } from '../../src/commands/docContract.js';
+import type { ActionInvoker } from '../../src/commands/docContract.js';
 import { docsApp, type DocsApp } from './helpers.js';
 
 const F = '```';
@@ -65,26 +65,27 @@ describe('/act.<id> --help (spec §4.10.5; behaviour.md §5.3, §5.5)', () => {
 describe('invocation hand-off (behaviour.md §2.1 step 5, §5.1)', () => {
   it('when the actions feature is missing (a wiring bug), then invoking answers INTERNAL_ERROR', async () => {
     // The actions feature is part of the build since issue 6 merged: take its invoker out for this case.
-    const ext = d.app.c.system.services.ext;
-    const saved = ext.get(INVOKE_ACTION_KEY);
-    ext.delete(INVOKE_ACTION_KEY);
+    const { services } = d.app.c.system;
+    const saved = services.actions;
+    delete services.actions;
     try {
       await d.run(topic, '/open ~/acts.md');
       for (const cmd of ['/act.search x', '/search x', '/act search x', '/action.ping']) {
         expect((await d.run(topic, cmd)).body).toBe('ERROR(INTERNAL_ERROR): Internal error: no action invoker is registered');
       }
     } finally {
-      if (saved) ext.set(INVOKE_ACTION_KEY, saved);
+      services.actions = saved;
     }
   });
   it('when the actions feature is present, then every spelling reaches it with the argument text (body included)', async () => {
     const calls: Array<[string, string, string]> = [];
-    const saved = d.app.c.system.services.ext.get(INVOKE_ACTION_KEY);
+    const { services } = d.app.c.system;
+    const saved = services.actions;
     const invoke: ActionInvoker = async (_ctx, loaded, id, args) => {
       calls.push([loaded.display, id, args]);
       return { ok: true, code: null, body: `ran ${id}` };
     };
-    d.app.c.system.services.ext.set(INVOKE_ACTION_KEY, invoke);
+    services.actions = { invoke, runDefault: async () => ({ ok: true, code: null, body: '' }) };
     try {
       await d.run(topic, '/open ~/acts.md');
       expect((await d.run(topic, '/act.search "a b" --limit 3')).body).toBe('ran search');
@@ -98,8 +99,7 @@ describe('invocation hand-off (behaviour.md §2.1 step 5, §5.1)', () => {
         ['~/acts.md', 'open', ''], ['app:tools', 'hello', '--who me'],
       ]);
     } finally {
-      if (saved) d.app.c.system.services.ext.set(INVOKE_ACTION_KEY, saved);
-      else d.app.c.system.services.ext.delete(INVOKE_ACTION_KEY);
+      services.actions = saved;
     }
   });
   it('when an action id collides with a built-in word, then /<id> is the built-in and /act.<id> the action', async () => {

@@ -1,12 +1,12 @@
 import { describe, expect, it, beforeAll } from '@jest/globals';
-import { cpSync, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseDocument, warningLine } from '../../src/sfmd/parse.js';
 import { tempDir } from '../helpers/daemon.js';
+import { copyWritable, FIXTURE_APPS } from '../helpers/fixtures.js';
 
-/** The real documents (read-only source; the test works on a copy): `../shared/corpus/apps` next to the clone. */
-const CORPUS = [process.env.LOOM_CORPUS, join(process.cwd(), '../shared/corpus/apps'), '/work/shared/corpus/apps']
-  .find((p): p is string => p !== undefined && existsSync(p)) ?? '/work/shared/corpus/apps';
+/** The real documents: the repository's copy (test/fixtures/apps); the test works on a copy of it. */
+const CORPUS = FIXTURE_APPS;
 const golden = JSON.parse(readFileSync(join(process.cwd(), 'test/documents/corpus-golden.json'), 'utf8')) as {
   files: Record<string, { actions: string[]; warnings: Array<{ warning: string; why: string }> }>;
 };
@@ -22,7 +22,7 @@ let copy: string;
 let files: string[];
 beforeAll(() => {
   copy = tempDir('loom-corpus-');
-  cpSync(CORPUS, copy, { recursive: true });
+  copyWritable(CORPUS, copy);
   files = markdownFiles(copy).sort();
 });
 

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_ACTION_KEY, type DefaultActionRunner } from '../../src/commands/docContract.js';
-import { CLOSE_SHELL_KEY } from '../../src/commands/documents/open.js';
+import type { DefaultActionRunner } from '../../src/commands/docContract.js';
 import { docsApp, type DocsApp } from './helpers.js';
 
 const F = '```';
@@ -91,13 +90,14 @@ describe('/close (behaviour.md §2.3)', () => {
     expect((await d.run(topic, '/close')).body).toBe('ERROR(INVALID_TARGET): No document open.');
   });
   it('when a bash topic closes and the shell feature ends its shell, then the output says so', async () => {
-    d.app.c.system.services.ext.set(CLOSE_SHELL_KEY, () => true);
+    const { services } = d.app.c.system;
+    services.bash = { state: () => 'no shell', closeShell: () => true };
     try {
       expect((await d.run('bash:b1', '/close')).body).toBe('Shell of bash:b1 ended');
       await d.run('bash:b1', '/open ~/a.md');
       expect((await d.run('bash:b1', '/close')).body).toBe('Closed ~/a.md; shell ended');
     } finally {
-      d.app.c.system.services.ext.delete(CLOSE_SHELL_KEY);
+      delete services.bash;
     }
   });
 });
@@ -209,23 +209,25 @@ describe('default action (behaviour.md §4.13, the actions feature provider)', (
   });
   it('when no actions feature is present, then /open shows only the document', async () => {
     // The actions feature is part of the build since issue 6 merged: take its runner out for this case.
-    const ext = d.app.c.system.services.ext;
-    const saved = ext.get(DEFAULT_ACTION_KEY);
-    ext.delete(DEFAULT_ACTION_KEY);
+    const { services } = d.app.c.system;
+    const saved = services.actions;
+    delete services.actions;
     try {
       expect((await d.run(topic, '/open ~/def.md')).body).toBe('Opened ~/def.md\n---\n# Def\n\n[actions] now\nnext: /act.now');
     } finally {
-      if (saved) ext.set(DEFAULT_ACTION_KEY, saved);
+      services.actions = saved;
     }
   });
   it('when the provider runs the default, then its result follows a rule on /open, /refresh and /back, even when it fails', async () => {
     const calls: string[] = [];
-    const saved = d.app.c.system.services.ext.get(DEFAULT_ACTION_KEY);
+    const { services } = d.app.c.system;
+    const saved = services.actions;
     const runner: DefaultActionRunner = async (_ctx, loaded) => {
       calls.push(loaded.display);
       return { ok: false, code: 'EXIT_1', body: 'ERROR(EXIT_1): /act.now exited with status 1' };
     };
-    d.app.c.system.services.ext.set(DEFAULT_ACTION_KEY, runner);
+    // Only the default runner is replaced; an invoker is kept as it was.
+    services.actions = { invoke: saved?.invoke ?? (async () => ({ ok: true, code: null, body: '' })), runDefault: runner };
     try {
       const r = await d.run(topic, '/open ~/def.md');
       expect([r.ok, r.body]).toEqual([true, 'Opened ~/def.md\n---\n# Def\n\n[actions] now\nnext: /act.now\n\n---\n\nERROR(EXIT_1): /act.now exited with status 1']);
@@ -235,8 +237,7 @@ describe('default action (behaviour.md §4.13, the actions feature provider)', (
       await d.run(topic, '/open #def');
       expect(calls).toEqual(['~/def.md', '~/def.md', '~/def.md']);
     } finally {
-      if (saved) d.app.c.system.services.ext.set(DEFAULT_ACTION_KEY, saved);
-      else d.app.c.system.services.ext.delete(DEFAULT_ACTION_KEY);
+      services.actions = saved;
     }
   });
 });

@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { DOCS_CONFIG_KEY, type DocsConfig } from '../../src/commands/documents/fetch.js';
 import { freePort } from '../helpers/daemon.js';
 import { docsApp, type DocsApp } from './helpers.js';
 
@@ -158,7 +157,7 @@ describe('remote failures (behaviour.md §3.3)', () => {
     expect((await d.run(topic, `/open ${base}/bin`)).body).toBe(`ERROR(INVALID_TARGET): Not a text document: ${base}/bin (binary)`);
   });
   it('when the server does not answer in time, then TIMEOUT', async () => {
-    const cfg = d.app.c.system.services.ext.get(DOCS_CONFIG_KEY) as DocsConfig;
+    const cfg = d.app.c.system.services.documents?.config as { fetchTimeoutMs: number };
     cfg.fetchTimeoutMs = 1000;
     try {
       expect((await d.run(topic, `/open ${base}/slow`)).body).toBe(`ERROR(TIMEOUT): Timed out after 1 s fetching ${base}/slow`);

@@ -38,9 +38,10 @@ describe('spec §3 Event table', () => {
 });
 
 describe('spec §3 Webhook token table', () => {
-  const T1 = 'wh_' + 'a'.repeat(43);
-  const T2 = 'wh_' + 'b'.repeat(43);
-  const T3 = 'wh_' + 'c'.repeat(43);
+  // The machine holds fingerprints (SHA-256 hex) of tokens, never tokens (behaviour.md §13.4).
+  const T1 = 'a'.repeat(64);
+  const T2 = 'b'.repeat(64);
+  const T3 = 'c'.repeat(64);
   const rows: Array<[string, string | null, 'webhook.get' | 'webhook.post', string, string]> = [
     ['none', null, 'webhook.get', 'exists', T2],
     ['exists', T1, 'webhook.get', 'exists', T1],
@@ -48,18 +49,18 @@ describe('spec §3 Webhook token table', () => {
     ['none', null, 'webhook.post', 'exists', T2],
   ];
   it.each(rows)('when %s (token %s) receives %s, then it is %s with token %s', (state, stored, type, next, token) => {
-    const a = createActor(webhookTokenMachine, { input: { token: stored } }).start();
+    const a = createActor(webhookTokenMachine, { input: { fingerprint: stored } }).start();
     expect(a.getSnapshot().value).toBe(state);
-    a.send({ type, token: T2 });
+    a.send({ type, fingerprint: T2 });
     expect(a.getSnapshot().value).toBe(next);
-    expect(a.getSnapshot().context.token).toBe(token);
+    expect(a.getSnapshot().context.fingerprint).toBe(token);
   });
 
   it('when a token is rotated twice, then each rotation gives the new token and counts', () => {
-    const a = createActor(webhookTokenMachine, { input: { token: T1 } }).start();
-    a.send({ type: 'webhook.post', token: T2 });
-    a.send({ type: 'webhook.post', token: T3 });
-    expect(a.getSnapshot().context).toEqual({ token: T3, rotations: 2 });
+    const a = createActor(webhookTokenMachine, { input: { fingerprint: T1 } }).start();
+    a.send({ type: 'webhook.post', fingerprint: T2 });
+    a.send({ type: 'webhook.post', fingerprint: T3 });
+    expect(a.getSnapshot().context).toEqual({ fingerprint: T3, rotations: 2 });
   });
 });
 
@@ -88,27 +89,27 @@ describe('Event and webhook token machines: path coverage (xstate/graph)', () =>
   });
 
   it('when the token machine starts with and without a stored token, then none and exists are reachable and GET never leaves exists', () => {
-    const events = [{ type: 'webhook.get', token: 'wh_new' }, { type: 'webhook.post', token: 'wh_new' }] as const;
-    // A state is its value and token: `rotations` counts up forever and would make the graph infinite.
-    const serializeState = (s: { value: unknown; context: { token: string | null } }) => `${String(s.value)} ${s.context.token}`;
+    const events = [{ type: 'webhook.get', fingerprint: 'new' }, { type: 'webhook.post', fingerprint: 'new' }] as const;
+    // A state is its value and fingerprint: `rotations` counts up forever and would make the graph infinite.
+    const serializeState = (s: { value: unknown; context: { fingerprint: string | null } }) => `${String(s.value)} ${s.context.fingerprint}`;
     const opts = { events: [...events], serializeState } as const;
-    const fresh = getShortestPaths(webhookTokenMachine, { ...opts, input: { token: null } });
+    const fresh = getShortestPaths(webhookTokenMachine, { ...opts, input: { fingerprint: null } });
     expect(new Set(fresh.map((p) => String(p.state.value)))).toEqual(new Set(['none', 'exists']));
-    const stored = getShortestPaths(webhookTokenMachine, { ...opts, input: { token: 'wh_old' } });
+    const stored = getShortestPaths(webhookTokenMachine, { ...opts, input: { fingerprint: 'old' } });
     expect(new Set(stored.map((p) => String(p.state.value)))).toEqual(new Set(['exists']));
-    const adjacency = getAdjacencyMap(webhookTokenMachine, { ...opts, input: { token: 'wh_old' } });
+    const adjacency = getAdjacencyMap(webhookTokenMachine, { ...opts, input: { fingerprint: 'old' } });
     let edges = 0;
     for (const node of Object.values(adjacency)) {
       if (node.state.value !== 'exists') continue;
-      for (const [key, edge] of Object.entries(node.transitions) as Array<[string, { state: { value: unknown; context: { token: string | null } } }]>) {
+      for (const [key, edge] of Object.entries(node.transitions) as Array<[string, { state: { value: unknown; context: { fingerprint: string | null } } }]>) {
         expect(edge.state.value).toBe('exists');
         // GET returns the token unchanged; POST replaces it.
-        if (key.includes('webhook.get')) expect(edge.state.context.token).toBe(node.state.context.token);
-        else expect(edge.state.context.token).toBe('wh_new');
+        if (key.includes('webhook.get')) expect(edge.state.context.fingerprint).toBe(node.state.context.fingerprint);
+        else expect(edge.state.context.fingerprint).toBe('new');
         edges++;
       }
     }
-    // exists(wh_old) and exists(wh_new), each with a GET and a POST edge.
+    // exists(old) and exists(new), each with a GET and a POST edge.
     expect(edges).toBe(4);
   });
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { call, startApp, type TestApp } from '../helpers/app.js';
@@ -33,7 +34,7 @@ describe('POST /agents (spec §4.3; behaviour.md §9.5)', () => {
       const r = await post({ agent_id: 'h2', allowed_paths });
       expect(r).toMatchObject({ status: 400, body: { error: 'allowed_paths must be an array of absolute paths' } });
     }
-    expect(t.c.system.deps.agents.get('h2')).toBeUndefined();
+    expect(t.c.system.hasAgent('h2')).toBe(false);
   });
 
   it('when a new agent registers without home, then created is true and the default home exists with mode 0700', async () => {
@@ -98,6 +99,29 @@ describe('DELETE /agents/{id}', () => {
     expect(existsSync(join(home, 'keep.txt'))).toBe(true);
     expect((await call(t.base, 'GET', '/sessions?agent_id=gone')).body.sessions).toEqual([]);
     expect((await c.exec('main', '/help')).status).toBe(401);
+  });
+
+  it('when the agent has a running and a waiting command, then the cascade of its actor answers both (CONFLICT) and kills the running process', async () => {
+    await post({ agent_id: 'busy' });
+    const c = t.client('busy');
+    const marker = `loom-cascade-${process.pid}-${Date.now()}`;
+    const running = c.exec('work', `/exec sleep 30 # ${marker}`);
+    const busy = async () => (await call(t.base, 'GET', '/sessions?agent_id=busy')).body.sessions.find((s: { topic: string }) => s.topic === 'work');
+    while (!(await busy())?.executing) await new Promise((r) => setTimeout(r, 10));
+    const waiting = c.exec('work', '/help');
+    while ((await busy()).queue_length < 1) await new Promise((r) => setTimeout(r, 10));
+    const r = await call(t.base, 'DELETE', '/agents/busy');
+    expect(r.body).toEqual({ agent_id: 'busy', deleted: true, revoked_capabilities: 0, disposed_sessions: 1 });
+    expect(await running).toMatchObject({ status: 200, head: { ok: false, code: 'CONFLICT' }, body: 'ERROR(CONFLICT): Topic work was closed while this command ran' });
+    expect(await waiting).toMatchObject({ status: 200, head: { ok: false, code: 'CONFLICT' }, body: 'ERROR(CONFLICT): Agent busy was deleted while this command waited' });
+    // The running command's process group was killed by the session's abort.
+    let left = '';
+    for (let i = 0; i < 100; i++) {
+      try { left = execFileSync('pgrep', ['-f', marker], { encoding: 'utf8' }); } catch { left = ''; }
+      if (left === '') break;
+      await new Promise((res) => setTimeout(res, 20));
+    }
+    expect(left).toBe('');
   });
 
   it.each(['nobody', '..%2F..'])('when the agent %s does not exist, then deleted is false with zero counts', async (id) => {

@@ -194,14 +194,14 @@ describe('agents on /mcp (spec §4.8, behaviour.md §10.1)', () => {
   it('when X-Agent-Id has blanks around it, then it is trimmed', async () => {
     const r = await raw(t.port, { method: 'POST', path: '/mcp', headers: { ...MCP_HEADERS, 'X-Agent-Id': ' trimmed ' }, body: rpc('ping') });
     expect(r.status).toBe(200);
-    expect(t.c.system.deps.agents.get('trimmed')).toBeDefined();
+    expect(t.c.system.hasAgent('trimmed')).toBe(true);
   });
 
   it('when X-Agent-Id is not a valid agent_id, then 400 {"error": "Invalid agent_id: <raw>"} and nothing is registered', async () => {
     const r = await raw(t.port, { method: 'POST', path: '/mcp', headers: { ...MCP_HEADERS, 'X-Agent-Id': 'bad/id' }, body: rpc('ping') });
     expect(r.status).toBe(400);
     expect(JSON.parse(r.body)).toEqual({ error: 'Invalid agent_id: bad/id' });
-    expect(t.c.system.deps.agents.get('bad/id')).toBeUndefined();
+    expect(t.c.system.hasAgent('bad/id')).toBe(false);
   });
 });
 

@@ -2,7 +2,7 @@ import { ACTION_ID_RE } from '../../domain/ids.js';
 import { content, fail, type CommandResult } from '../../domain/result.js';
 import { actionHelp, FIELD_FILE_LINE, helpCore } from '../../sfmd/usage.js';
 import { wantsHelp } from '../../sfmd/usage.js';
-import { INVOKE_ACTION_KEY, type ActionInvoker, type LoadedDocument } from '../docContract.js';
+import type { LoadedDocument } from '../docContract.js';
 import { HUB_ONLY_MESSAGE } from '../registry.js';
 import type { Command, CommandContext, CommandFallback } from '../types.js';
 import { currentDocument } from './current.js';
@@ -33,9 +33,9 @@ async function callAction(ctx: CommandContext, loaded: LoadedDocument, id: strin
     const h = actionHelp(action);
     return content(h.system, h.lines);
   }
-  const invoke = ctx.services.ext.get(INVOKE_ACTION_KEY) as ActionInvoker | undefined;
-  if (!invoke) return fail('INTERNAL_ERROR', NO_EXECUTION);
-  return invoke(ctx, loaded, id, args);
+  const actions = ctx.services.actions;
+  if (!actions) return fail('INTERNAL_ERROR', NO_EXECUTION);
+  return actions.invoke(ctx, loaded, id, args);
 }
 
 /** The document for /act: the current one (app topics load the package root), or a failure. */

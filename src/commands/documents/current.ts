@@ -7,7 +7,7 @@ import { docData } from './state.js';
 import { notInstalled } from './targets.js';
 
 /**
- * The topic's current document (CURRENT_DOCUMENT_KEY). In an `app` topic with no document the
+ * The topic's current document. In an `app` topic with no document the
  * package root is loaded first (env check applies, no default action, no history push:
  * behaviour.md §2.1 step 5, §2.6, §5.1). Null when a non-app topic has no document.
  */

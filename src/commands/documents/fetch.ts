@@ -3,25 +3,24 @@ import { statSync, readFileSync } from 'node:fs';
 import { fail, type CommandResult } from '../../domain/result.js';
 import { fetchDocument } from '../../effects/docFetch.js';
 import { htmlToMarkdown } from '../../effects/html.js';
-import type { CommandContext } from '../types.js';
+import type { CommandContext, DocumentServices } from '../types.js';
 import { httpRule } from './targets.js';
 
-/** Tunables of document loading (behaviour.md §1.8); tests shorten the timeout through services.ext. */
-export interface DocsConfig {
-  fetchTimeoutMs: number;
-  maxBytes: number;
-  maxRedirects: number;
-}
-
-export const DOCS_CONFIG_KEY = 'documents.config';
+/** Tunables of document loading (behaviour.md §1.8); tests shorten the timeout through services.documents. */
+export type DocsConfig = DocumentServices['config'];
 /** behaviour.md §1.8: document size limit (local or fetched). */
 export const DOC_MAX_BYTES = 5 * 1024 * 1024;
 /** behaviour.md §2.5: the text check looks at the first 8 KiB. */
 export const TEXT_SNIFF_BYTES = 8192;
 
+/** behaviour.md §1.8: 30 s per fetch, 5 MiB, 5 redirects. */
+export function defaultDocsConfig(): DocsConfig {
+  return { fetchTimeoutMs: 30000, maxBytes: DOC_MAX_BYTES, maxRedirects: 5 };
+}
+
 /** The config in force (defaults of behaviour.md §1.8 when the feature registered none). */
 export function docsConfig(ctx: CommandContext): DocsConfig {
-  return (ctx.services.ext.get(DOCS_CONFIG_KEY) as DocsConfig | undefined) ?? { fetchTimeoutMs: 30000, maxBytes: DOC_MAX_BYTES, maxRedirects: 5 };
+  return ctx.services.documents?.config ?? defaultDocsConfig();
 }
 
 /** True when the first 8 KiB hold a NUL byte (behaviour.md §2.5 "not a text file"). */

@@ -116,17 +116,14 @@ export const backCommand: Command = {
   },
 };
 
-/** Ends the shell of a bash topic when the bash feature provides it; true when one was ended. */
-export type CloseShellHook = (ctx: CommandContext) => Promise<boolean> | boolean;
-export const CLOSE_SHELL_KEY = 'bash.closeShell';
 
 /** `/close` (behaviour.md §2.3): clears document, anchor, history, page shortcuts and base directory. */
 export const closeCommand: Command = {
   name: 'close',
   async run(ctx) {
     const { session } = ctx;
-    const hook = session.ref.type === 'bash' ? (ctx.services.ext.get(CLOSE_SHELL_KEY) as CloseShellHook | undefined) : undefined;
-    const shellEnded = hook ? await hook(ctx) : false;
+    const bash = session.ref.type === 'bash' ? ctx.services.bash : undefined;
+    const shellEnded = bash ? await bash.closeShell(ctx) : false;
     if (!session.doc || session.ref.type === 'hub') {
       return shellEnded ? { ok: true, code: null, body: `Shell of ${session.ref.topic} ended` } : noDocument();
     }

@@ -5,7 +5,6 @@ import { findAnchor, anchorIds } from '../../sfmd/anchors.js';
 import { warningLine } from '../../sfmd/parse.js';
 import { renderRange } from '../../sfmd/render.js';
 import type { ActionDef } from '../../sfmd/types.js';
-import { DEFAULT_ACTION_KEY, type DefaultActionRunner } from '../docContract.js';
 import type { CommandContext } from '../types.js';
 import type { DocData } from './state.js';
 
@@ -83,9 +82,9 @@ export function documentOutput(system: string, data: DocData): string[] {
  * actions feature is present (behaviour.md §4.13); the open succeeds whatever the action does.
  */
 export async function withDefault(ctx: CommandContext, data: DocData, lines: string[]): Promise<CommandResult> {
-  const runner = ctx.services.ext.get(DEFAULT_ACTION_KEY) as DefaultActionRunner | undefined;
-  if (data.loaded.doc.defaultAction !== undefined && runner) {
-    const r = await runner(ctx, data.loaded);
+  const actions = ctx.services.actions;
+  if (data.loaded.doc.defaultAction !== undefined && actions) {
+    const r = await actions.runDefault(ctx, data.loaded);
     lines.push('', '---', '', r.body);
   }
   return { ok: true, code: null, body: joinLines(lines) };

@@ -8,7 +8,7 @@ import { route } from '../route.js';
 export function mountAgents(app: Express, ctx: AppContext): void {
   route(app, '/agents', {
     GET: (_req, res) => {
-      res.json({ agents: ctx.system.deps.agents.list().map((a) => ({ id: a.id, home: a.home, allowedPaths: a.allowedPaths, createdAt: a.createdAt })) });
+      res.json({ agents: ctx.system.listAgents() });
     },
     POST: async (req, res) => {
       const input = parseAgentInput(await readJsonObject(req));

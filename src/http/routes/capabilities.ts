@@ -27,7 +27,7 @@ export function mountCapabilities(service: CapabilityService) {
         const id = body.agent_id;
         if (id === undefined || id === null || id === '') throw new LoomError(400, 'agent_id required');
         if (!isAgentId(id)) throw new LoomError(400, `Invalid agent_id: ${typeof id === 'string' ? id : JSON.stringify(id)}`);
-        if (!ctx.system.deps.agents.get(id)) throw new LoomError(404, `Unknown agent: ${id}`);
+        if (!ctx.system.hasAgent(id)) throw new LoomError(404, `Unknown agent: ${id}`);
         const header = agentHeader(req);
         if (header !== undefined && header !== id) throw mismatch();
         const spec = parseCapabilitySpec(body);

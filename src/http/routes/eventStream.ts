@@ -16,7 +16,7 @@ export function eventStreamRoute(streams: EventStreams) {
       GET: (req, res) => {
         const id = agentHeader(req);
         if (!id) throw new LoomError(400, 'X-Agent-Id header required');
-        if (!ctx.system.deps.agents.get(id)) throw new LoomError(401, `Unknown agent: ${id}`);
+        if (!ctx.system.hasAgent(id)) throw new LoomError(401, `Unknown agent: ${id}`);
         if (streams.count(id) >= streams.maxPerAgent) throw new LoomError(429, `Too many event streams for agent ${id} (max ${streams.maxPerAgent})`);
         const sse = new SseWriter(res);
         sse.open();

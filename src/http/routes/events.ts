@@ -37,7 +37,7 @@ export function eventsJsonRoutes(events: EventsService) {
   return (app: Express, ctx: AppContext): void => {
     const agentOf = (req: Request): string => {
       const id = String(req.params.id);
-      if (!ctx.system.deps.agents.get(id)) throw new LoomError(404, `Unknown agent: ${id}`);
+      if (!ctx.system.hasAgent(id)) throw new LoomError(404, `Unknown agent: ${id}`);
       return id;
     };
     route(app, '/agents/:id/events', {

@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { FIELD_FILE_BYTES, FS_MAX_BYTES, QUEUE_MAX, QUEUE_WAIT_MS, REQUEST_BODY_BYTES, WEBHOOK_BODY_BYTES } from '../../domain/limits.js';
+import { FIELD_FILE_BYTES, FS_MAX_BYTES, REQUEST_BODY_BYTES, WEBHOOK_BODY_BYTES } from '../../domain/limits.js';
 import type { AppContext } from '../context.js';
 import { route } from '../route.js';
 
@@ -17,10 +17,10 @@ export function mountLifecycle(app: Express, ctx: AppContext): void {
       res.json({
         name: 'loom', version: info.version, protocol: '0.1', wire: info.wire,
         instance: { role: info.role, label: info.label },
-        capabilities: ctx.describeCapabilities,
+        capabilities: ctx.system.describeCapabilities(),
         limits: {
           'fs.max_bytes': FS_MAX_BYTES, request_body_bytes: REQUEST_BODY_BYTES, webhook_body_bytes: WEBHOOK_BODY_BYTES,
-          queue_max: ctx.system.deps.queue?.max ?? QUEUE_MAX, queue_wait_ms: ctx.system.deps.queue?.waitMs ?? QUEUE_WAIT_MS,
+          queue_max: ctx.system.limits.max, queue_wait_ms: ctx.system.limits.waitMs,
           field_file_bytes: FIELD_FILE_BYTES,
         },
       });

@@ -1,43 +1,19 @@
 import type { Express, Request, Response } from 'express';
-import type { ExecResult, LoomSystem } from '../../actors/system.js';
-import { LoomError, errorMessage } from '../../domain/errors.js';
+import { LoomError } from '../../domain/errors.js';
 import { isAgentId } from '../../domain/ids.js';
-import { parseTopic, type TopicRef } from '../../domain/topic.js';
-import { busyText, type ToolOutcome, type ToolRunner } from '../../domain/mcpTool.js';
+import { parseTopic } from '../../domain/topic.js';
+import { commandWord } from '../../domain/requestLog.js';
+import { systemRunner } from '../../mcp/runner.js';
+import { noteRequest } from '../requestLog.js';
 import type { AppContext } from '../context.js';
 import { readBody } from '../body.js';
 import { agentHeader, route } from '../route.js';
-import { commandWord } from '../../domain/requestLog.js';
-import { noteRequest } from '../requestLog.js';
 
 /** behaviour.md §10.1: the body of GET and DELETE /mcp (405), as the SDK's stateless example answers. */
 export const MCP_METHOD_NOT_ALLOWED = { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed.' }, id: null } as const;
 
 /** The JSON-RPC parse error the SDK transport gives for a body that is not JSON. */
 const PARSE_ERROR = { jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: Invalid JSON' }, id: null } as const;
-
-/**
- * The daemon's tool runner for one agent: the /exec command path with the `try` policy, so a topic
- * that is executing (from /exec or /mcp) answers BUSY at once and is not queued (spec §4.8,
- * behaviour.md §10.3: the BUSY test and the start are one step of the topic's queue machine).
- */
-export function systemRunner(system: LoomSystem, agentId: string): ToolRunner {
-  return (ref: TopicRef, cmd: string) => new Promise<ToolOutcome>((resolve) => {
-    try {
-      system.submit(agentId, ref, cmd, {
-        onStart: () => undefined,
-        onRefuse: (reason) => resolve({ ok: false, topic: ref.topic, body: reason === 'BUSY' ? busyText(ref.topic) : `ERROR(INTERNAL_ERROR): refused: ${reason}` }),
-        onResult: (raw) => {
-          const r = raw as ExecResult;
-          resolve({ ok: r.ok, topic: r.topic, body: r.body, code: r.code });
-        },
-      }, 'try');
-    } catch (err) {
-      // The agent was deleted between auto-registration and submit.
-      resolve({ ok: false, topic: ref.topic, body: `ERROR(INTERNAL_ERROR): ${errorMessage(err)}` });
-    }
-  });
-}
 
 /** The JSON-RPC payload of a POST, or undefined when it is not JSON (empty counts as not JSON, as in the SDK). */
 function parseJson(buf: Buffer): unknown {

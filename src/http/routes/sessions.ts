@@ -29,7 +29,7 @@ export function mountSessions(app: Express, ctx: AppContext): void {
   route(app, '/sessions', {
     GET: (req, res) => {
       const filter = typeof req.query.agent_id === 'string' ? req.query.agent_id : undefined;
-      const ids = filter !== undefined ? [filter] : system.agentIdsWithTopics();
+      const ids = filter !== undefined ? [filter] : system.agentIds();
       const sessions = ids.flatMap((id) => system.topicStatuses(id).map((t) => ({
         agent_id: id, topic: t.session.ref.topic, topic_type: t.session.ref.type,
         executing: t.executing, queue_length: t.queueLength, doc: sessionMeta(t.session),
@@ -40,11 +40,11 @@ export function mountSessions(app: Express, ctx: AppContext): void {
       const body = await readJsonObject(req);
       const agentId = body.agent_id;
       if (agentId === undefined || agentId === null || agentId === '') throw new LoomError(400, 'agent_id required');
-      if (typeof agentId !== 'string' || !system.deps.agents.get(agentId)) throw new LoomError(401, `Unknown agent: ${String(agentId)}`);
+      if (typeof agentId !== 'string' || !system.hasAgent(agentId)) throw new LoomError(401, `Unknown agent: ${String(agentId)}`);
       if (body.topic === undefined || body.topic === null) throw new LoomError(400, 'topic required');
       const ref = parseTopic(body.topic);
       if (!ref) throw new LoomError(400, `Invalid topic: ${String(body.topic)}`);
-      const { created } = system.topic(agentId, ref);
+      const { created } = system.openTopic(agentId, ref);
       res.json({ agent_id: agentId, topic: ref.topic, topic_type: ref.type, created });
     },
   });
@@ -53,6 +53,6 @@ export function mountSessions(app: Express, ctx: AppContext): void {
     const { agentId, topic } = sessionPath(req);
     const ref = parseTopic(topic);
     if (!ref) throw new LoomError(400, `Invalid topic: ${topic}`);
-    res.json({ agent_id: agentId, topic: ref.topic, deleted: await system.closeSession(agentId, ref.topic) });
+    res.json({ agent_id: agentId, topic: ref.topic, deleted: system.closeSession(agentId, ref.topic) });
   });
 }

@@ -60,7 +60,7 @@ export function webhookRoutes(events: EventsService) {
     });
     const agentWebhook = (rotate: boolean): Handler => async (req, res) => {
       const id = String(req.params.id);
-      if (!ctx.system.deps.agents.get(id)) throw new LoomError(404, `Unknown agent: ${id}`);
+      if (!ctx.system.hasAgent(id)) throw new LoomError(404, `Unknown agent: ${id}`);
       const url = rotate ? await events.rotateWebhook(id) : await events.showWebhook(id);
       res.json({ agent_id: id, webhook_url: url });
     };

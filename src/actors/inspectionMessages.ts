@@ -1,0 +1,131 @@
+import type { AnyActorRef, InspectionEvent } from 'xstate';
+import { redactCommand } from '../domain/redact.js';
+import type { CommandEvent, Ticket } from '../domain/ticket.js';
+
+/**
+ * The one serialiser of the inspector (behaviour.md §13.3–13.4): everything that leaves the daemon
+ * through inspection is built here, field by field, from what may be shown. A context is never
+ * copied whole: it holds sessions (variables, documents), results and command bodies.
+ */
+
+/** A message of behaviour.md §13.3. */
+export type InspectorMessage =
+  | { type: 'actor'; actor: string; machine: string; event: 'created' | 'stopped'; at: string }
+  | { type: 'transition'; actor: string; machine: string; from: unknown; to: unknown; event: string; at: string }
+  | {
+    type: 'command'; phase: 'queued' | 'started' | 'refused' | 'finished'; agent_id: string; topic: string; ticket: string;
+    cmd: string; via: string; ok?: boolean; code?: string | null; duration_ms?: number; at: string;
+  };
+
+/** One live actor of the registry, redacted. */
+export interface LiveActor {
+  actor: string;
+  machine: string;
+  state: unknown;
+  /** Machine-specific public fields (topics: queue; capabilities: token id; …). */
+  detail: Record<string, unknown>;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+interface Snap {
+  value?: unknown;
+  status?: string;
+  context?: unknown;
+  children?: Record<string, AnyActorRef>;
+}
+
+/** The machine id of an actor, or null for actors that are not machines (invoked promises). */
+function machineOf(ref: AnyActorRef): string | null {
+  const logic = (ref as { logic?: { id?: unknown; config?: unknown } }).logic;
+  return logic && typeof logic.id === 'string' && logic.config !== undefined ? logic.id : null;
+}
+
+/** The public form of a ticket (cmd redacted, body never). */
+function ticketView(t: Ticket, now: number, waitMs?: number): Record<string, unknown> {
+  const base = { ticket: t.id, cmd: redactCommand(t.cmd), request_id: t.requestId, via: t.via };
+  if (t.startedAt !== null) return { ...base, started_at: iso(t.startedAt), elapsed_ms: now - t.startedAt };
+  return { ...base, queued_at: iso(t.queuedAt), waited_ms: now - t.queuedAt, ...(waitMs !== undefined ? { expires_in_ms: Math.max(0, t.queuedAt + waitMs - now) } : {}) };
+}
+
+/** The public detail of one actor's context, per machine. */
+function detailOf(machine: string, context: unknown, now: number): Record<string, unknown> {
+  const c = context as Record<string, unknown>;
+  switch (machine) {
+    case 'topicQueue': {
+      const tc = c as { agentId: string; ref: { topic: string; type: string }; running: Ticket | null; waiting: Ticket[]; limits: { waitMs: number } };
+      return {
+        agent_id: tc.agentId, topic: tc.ref.topic, topic_type: tc.ref.type,
+        running: tc.running ? ticketView(tc.running, now) : null,
+        waiting: tc.waiting.map((t) => ticketView(t, now, tc.limits.waitMs)),
+      };
+    }
+    case 'agent':
+      return { agent_id: c.id };
+    case 'capability':
+      return { token_id: c.tokenId, single_use: c.singleUse, expires_at: iso(c.expiresAt as number), reserved: c.reservedBy !== null };
+    case 'webhookToken':
+      // The fingerprint is not shown either: only whether a token exists and how often it was rotated.
+      return { rotations: c.rotations };
+    default:
+      return {};
+  }
+}
+
+/** One registry entry for an actor with a system id. */
+export function describeActor(systemId: string, ref: AnyActorRef, now: number): LiveActor {
+  const machine = machineOf(ref) ?? 'actor';
+  const snap = ref.getSnapshot() as Snap;
+  return { actor: systemId, machine, state: snap.value ?? snap.status ?? null, detail: detailOf(machine, snap.context, now) };
+}
+
+/** Turns inspection events into §13.3 messages; remembers each actor's last state and children. */
+export class InspectionSerialiser {
+  private readonly last = new WeakMap<AnyActorRef, { value: unknown; children: Map<string, AnyActorRef> }>();
+
+  constructor(private readonly clock: { now(): number }) {}
+
+  /** Remember the current state and children of actors that existed before the feed started. */
+  seed(refs: AnyActorRef[]): void {
+    for (const ref of refs) {
+      const snap = ref.getSnapshot() as Snap;
+      this.last.set(ref, { value: snap.value, children: new Map(Object.entries(snap.children ?? {})) });
+    }
+  }
+
+  /** Messages for one XState inspection event (none for most). */
+  fromInspection(ev: InspectionEvent): InspectorMessage[] {
+    if (ev.type !== '@xstate.snapshot') return [];
+    const ref = ev.actorRef as AnyActorRef;
+    const machine = machineOf(ref);
+    const systemId = (ref as { systemId?: string }).systemId;
+    if (!machine || !systemId) return [];
+    const snap = ev.snapshot as Snap;
+    const at = iso(this.clock.now());
+    const out: InspectorMessage[] = [];
+    const prev = this.last.get(ref);
+    const children = new Map(Object.entries(snap.children ?? {}));
+    if (ev.event.type === 'xstate.init') out.push({ type: 'actor', actor: systemId, machine, event: 'created', at });
+    else if (prev && JSON.stringify(prev.value) !== JSON.stringify(snap.value)) {
+      out.push({ type: 'transition', actor: systemId, machine, from: prev.value, to: snap.value, event: ev.event.type, at });
+    }
+    for (const [id, child] of prev?.children ?? []) {
+      const childId = (child as { systemId?: string }).systemId;
+      const childMachine = machineOf(child);
+      if (!children.has(id) && childId && childMachine) out.push({ type: 'actor', actor: childId, machine: childMachine, event: 'stopped', at });
+    }
+    this.last.set(ref, { value: snap.value, children });
+    return out;
+  }
+
+  /** The message of one topic `command.*` event (cmd redacted; no result text). */
+  fromCommand(ev: CommandEvent): InspectorMessage {
+    const base = {
+      type: 'command' as const, phase: ev.type.slice('command.'.length) as 'queued' | 'started' | 'refused' | 'finished',
+      agent_id: ev.agentId, topic: ev.topic, ticket: ev.ticket.id, cmd: redactCommand(ev.ticket.cmd), via: ev.ticket.via, at: iso(ev.at),
+    };
+    if (ev.type === 'command.refused') return { ...base, ok: false, code: ev.reason };
+    if (ev.type === 'command.finished') return { ...base, ok: ev.result.ok, code: ev.result.code, duration_ms: ev.at - (ev.ticket.startedAt ?? ev.at) };
+    return base;
+  }
+}

@@ -1,0 +1,29 @@
+import type { SystemContribution } from '../actors/contributions.js';
+import type { LoomSystem } from '../actors/system.js';
+import type { DaemonInfo } from '../commands/types.js';
+import type { AgentStore, Clock } from '../domain/ports.js';
+import type { RouteModule } from '../http/app.js';
+import type { FastPath } from '../http/context.js';
+
+/** What a feature gets at start-up: the system facade and the daemon's settings and stores. */
+export interface FeatureHost {
+  system: LoomSystem;
+  info: DaemonInfo;
+  clock: Clock;
+  agents: AgentStore;
+  /** Origins accepted besides loopback (SVC_ALLOWED_ORIGINS, behaviour.md §9.2). */
+  allowedOrigins: string[];
+}
+
+/**
+ * Everything a feature adds, typed (architecture.md "features plug in"): its part of the running
+ * system (commands, hubs, services, /describe entries, POST and DELETE /agents steps, shutdown) and
+ * its HTTP surface (route modules, fast paths tried before Express).
+ */
+export interface FeatureContribution extends SystemContribution {
+  routes?: RouteModule[];
+  fastPaths?: FastPath[];
+}
+
+/** A feature plug-in: builds its contribution once at start-up. */
+export type Feature = (host: FeatureHost) => FeatureContribution | Promise<FeatureContribution>;

@@ -1,0 +1,112 @@
+import { describe, expect, it } from '@jest/globals';
+import { createActor, fromPromise, SimulatedClock, type AnyActorRef } from 'xstate';
+import type { TopicRef } from '../../src/domain/topic.js';
+import { agentMachine, type AgentOutcome } from '../../src/machines/agent.js';
+import { capabilityLogic } from '../../src/machines/capability.js';
+import { daemonMachine } from '../../src/machines/daemon.js';
+import { topicQueueMachine } from '../../src/machines/topicQueue.js';
+
+const ref = (topic: string): TopicRef => ({ topic, type: 'tab', name: topic });
+const topicInput = (topic: string) => ({ agentId: 'leo', ref: ref(topic), maxWaiting: 5, waitMs: 120000, now: 0 });
+
+/** A daemon root with one agent; the cascade resolves when the test says so. */
+function tree() {
+  const clock = new SimulatedClock();
+  const errors: string[] = [];
+  let finishCascade: (counts: Record<string, number>) => void = () => undefined;
+  const cascades: Array<{ agentId: string; counts: Record<string, number> }> = [];
+  const topic = topicQueueMachine.provide({ actions: { runTicket: () => undefined, disposeSession: () => undefined } });
+  const agent = agentMachine.provide({
+    actors: {
+      topic,
+      capability: capabilityLogic(clock),
+      cascade: fromPromise(({ input }) => {
+        cascades.push(input);
+        return new Promise((resolve) => { finishCascade = (extra) => resolve({ ...input.counts, ...extra }); });
+      }),
+    },
+    actions: { reportChildError: (_a, { childId }) => { errors.push(childId); } },
+  });
+  const root = createActor(daemonMachine.provide({ actors: { agent } }), { clock }).start();
+  root.send({ type: 'agent.spawn', id: 'leo', home: '/h' });
+  const leo = root.system.get('agent:leo') as AnyActorRef;
+  return { root, leo, clock, errors, cascades, finish: (extra: Record<string, number> = {}) => finishCascade(extra), ids: () => Object.keys(root.system.getAll()).sort() };
+}
+
+const flush = () => new Promise((r) => setImmediate(r));
+
+describe('agent lifecycle (machines/agent.ts table)', () => {
+  it('when an agent is spawned, then it is active under the root with system id agent:<id>; spawning it again changes nothing', () => {
+    const t = tree();
+    t.root.send({ type: 'agent.spawn', id: 'leo', home: '/other' });
+    expect(t.leo.getSnapshot()).toMatchObject({ value: 'active', context: { id: 'leo', home: '/h' } });
+    expect(t.ids()).toEqual(['agent:leo']);
+  });
+
+  it('when active receives agent.update, then it stays active with the new home', () => {
+    const t = tree();
+    t.leo.send({ type: 'agent.update', home: '/new' });
+    expect(t.leo.getSnapshot()).toMatchObject({ value: 'active', context: { home: '/new' } });
+  });
+
+  it('when topics, a capability and the webhook token open, then they are children with the system ids of behaviour.md §13.3 (idempotent)', () => {
+    const t = tree();
+    t.leo.send({ type: 'topic.open', ref: ref('main'), input: topicInput('main') });
+    t.leo.send({ type: 'topic.open', ref: ref('main'), input: topicInput('main') });
+    t.leo.send({ type: 'topic.open', ref: ref('app:x'), input: topicInput('app:x') });
+    t.leo.send({ type: 'cap.open', input: { tokenId: 'cap_a', singleUse: false, expiresAt: 60000 } });
+    t.leo.send({ type: 'webhook.open', fingerprint: null });
+    expect(t.ids()).toEqual(['agent:leo', 'cap:cap_a', 'topic:leo/app:x', 'topic:leo/main', 'webhook:leo']);
+    expect(Object.keys(t.leo.getSnapshot().children).sort()).toEqual(['cap:cap_a', 'topic:app:x', 'topic:main', 'webhook']);
+  });
+
+  it('when a child reaches a final state (a capability expires, a quiet topic closes), then it leaves the tree', () => {
+    const t = tree();
+    t.leo.send({ type: 'topic.open', ref: ref('main'), input: topicInput('main') });
+    t.leo.send({ type: 'cap.open', input: { tokenId: 'cap_a', singleUse: false, expiresAt: 1000 } });
+    t.clock.increment(1000);
+    (t.root.system.get('topic:leo/main') as AnyActorRef).send({ type: 'session.close', at: 1 });
+    expect(t.ids()).toEqual(['agent:leo']);
+    expect(t.leo.getSnapshot().value).toBe('active');
+  });
+
+  it('when active receives agent.delete, then it goes deleting, tells its topics and capabilities, runs the cascade, and ends deleted with its counts; the root drops it', async () => {
+    const t = tree();
+    t.leo.send({ type: 'topic.open', ref: ref('main'), input: topicInput('main') });
+    t.leo.send({ type: 'cap.open', input: { tokenId: 'cap_a', singleUse: false, expiresAt: 60000 } });
+    t.leo.send({ type: 'webhook.open', fingerprint: 'f'.repeat(64) });
+    const cap = t.root.system.get('cap:cap_a') as AnyActorRef;
+    t.leo.send({ type: 'agent.delete', at: 5, counts: { disposed_sessions: 1, revoked_capabilities: 1 } });
+    expect(t.leo.getSnapshot().value).toBe('deleting');
+    expect(cap.getSnapshot()).toMatchObject({ value: 'revoked', context: { revokedAt: 5 } });
+    expect(t.cascades).toEqual([{ agentId: 'leo', counts: { disposed_sessions: 1, revoked_capabilities: 1 } }]);
+    // Topics and capabilities are gone; the webhook token waits for the agent's end.
+    expect(t.ids()).toEqual(['agent:leo', 'webhook:leo']);
+    t.finish({ extra: 2 });
+    await flush();
+    expect(t.leo.getSnapshot().status).toBe('done');
+    expect(t.leo.getSnapshot().output as AgentOutcome).toEqual({ ok: true, counts: { disposed_sessions: 1, revoked_capabilities: 1, extra: 2 } });
+    expect(t.ids()).toEqual([]);
+    expect(Object.keys(t.root.getSnapshot().children)).toEqual([]);
+  });
+
+  it('when deleting receives agent.delete again, then nothing changes (one cascade)', () => {
+    const t = tree();
+    t.leo.send({ type: 'agent.delete', at: 5, counts: {} });
+    t.leo.send({ type: 'agent.delete', at: 6, counts: {} });
+    expect(t.cascades).toHaveLength(1);
+  });
+
+  it('when a child fails, then the agent reports it, stops that child and keeps working', () => {
+    const t = tree();
+    const broken = topicQueueMachine.provide({ actions: { runTicket: () => { throw new Error('bug'); }, disposeSession: () => undefined } });
+    const agent = agentMachine.provide({ actors: { topic: broken }, actions: { reportChildError: (_a, { childId }) => { t.errors.push(childId); } } });
+    const a = createActor(agent, { input: { id: 'solo', home: '/h' } }).start();
+    a.send({ type: 'topic.open', ref: ref('main'), input: topicInput('main') });
+    const child = a.getSnapshot().children['topic:main'] as AnyActorRef;
+    child.send({ type: 'command.arrive', ticket: { id: 't1', cmd: '/x', requestId: null, via: 'exec', queuedAt: 0, startedAt: null } });
+    expect(t.errors).toEqual(['topic:main']);
+    expect(a.getSnapshot().value).toBe('active');
+    expect(Object.keys(a.getSnapshot().children)).toEqual([]);
+  });
+});
