@@ -55,7 +55,7 @@ describe('behaviour.md §2.13 loom agent add|list|rm', () => {
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines[0]).toBe('Agents (2)');
     // Aligned columns: id, home, allowed paths.
-    const mia = join(d.dataDir, 'custom-home');
+    const mia = (await new LoomClient(d.base).listAgents()).body.agents.find((a) => a.id === 'mia')?.home ?? '';
     const leoHome = join(d.dataDir, 'agents', 'leo', 'home');
     const width = Math.max(leoHome.length, mia.length);
     expect(lines).toContain(`  leo  ${leoHome}`);
