@@ -1,3 +1,4 @@
+import { nullRecord } from '../domain/keys.js';
 import type { CommandContext } from './types.js';
 
 /**
@@ -6,7 +7,8 @@ import type { CommandContext } from './types.js';
  * names no layer set (they do override the daemon's environment).
  */
 export function buildEnv(layers: Array<Iterable<[string, string]>>, defaults: Iterable<[string, string]> = []): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
+  // Names are user text (`$__proto__` is a legal variable): no prototype to write through.
+  const env: NodeJS.ProcessEnv = Object.assign(nullRecord<string>(), process.env);
   const set = new Set<string>();
   for (const layer of layers) {
     for (const [k, v] of layer) {

@@ -1,4 +1,5 @@
 import { dirname } from 'node:path';
+import { ownValue } from '../../domain/keys.js';
 import { topicScope } from '../../domain/topic.js';
 import type { LoadedDocument } from '../docContract.js';
 import { buildEnv, identityEnv } from '../shellEnv.js';
@@ -49,7 +50,7 @@ export function definitionDollar(ctx: CommandContext, loaded: LoadedDocument): (
     if (s !== undefined) return s;
     const decl = loaded.doc.env.find((e) => e.name === name);
     if (decl?.default !== undefined) return decl.default;
-    if (isLocal(loaded)) return process.env[name];
+    if (isLocal(loaded)) return ownValue(process.env, name);
     return undefined;
   };
 }
