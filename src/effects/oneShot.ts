@@ -14,8 +14,8 @@ export interface ShellOutcome {
   omitted: number;
 }
 
-/** Keeps the first and last `half` bytes of a stream (behaviour.md §8.1 output cap). */
-class HeadTail {
+/** Keeps the first and last `half` bytes of a stream (behaviour.md §8.1 output cap; one-shot and persistent shells). */
+export class HeadTail {
   private head: Buffer[] = [];
   private headLen = 0;
   private tail: Buffer[] = [];
