@@ -1,6 +1,6 @@
 import { fromCallback } from 'xstate';
 import { errorMessage } from '../domain/errors.js';
-import type { ProcessCommand } from '../machines/shell.js';
+import type { ProcessCommand, ProcessInput } from '../machines/shell.js';
 import { ShellProcess } from '../effects/shellProcess.js';
 
 /**
@@ -9,7 +9,7 @@ import { ShellProcess } from '../effects/shellProcess.js';
  * clean-up, run when the machine ends or its topic stops, ends the shell: SIGHUP to the process
  * group, SIGKILL 2 s later (behaviour.md §8.3).
  */
-export const shellProcessLogic = fromCallback<ProcessCommand, { cwd: string; env: Record<string, string | undefined> }>(({ input, sendBack, receive }) => {
+export const shellProcessLogic = fromCallback<ProcessCommand, ProcessInput>(({ input, sendBack, receive }) => {
   let shell: ShellProcess;
   try {
     shell = new ShellProcess({

@@ -88,12 +88,12 @@ export class ShellProcess {
   private markGone!: () => void;
 
   /** Start `/bin/bash` in `cwd` (behaviour.md §8.3); throws when no shell can be started. */
-  constructor(opts: { cwd: string; env: NodeJS.ProcessEnv; hooks: ShellHooks }) {
+  constructor(opts: { cwd: string; env: NodeJS.ProcessEnv; hooks: ShellHooks; pipes?: boolean }) {
     if (!statSync(opts.cwd).isDirectory()) throw new Error(`${opts.cwd} is not a folder`);
     this.dir = mkdtempSync(join(tmpdir(), 'loom-shell-'));
     this.script = join(this.dir, 'command.sh');
     try {
-      this.io = startTransport(opts.cwd, opts.env);
+      this.io = startTransport(opts.cwd, opts.env, { pipes: opts.pipes });
     } catch (err) {
       rmSync(this.dir, { recursive: true, force: true });
       throw err;

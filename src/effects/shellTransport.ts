@@ -113,10 +113,10 @@ function pipeTransport(cwd: string, env: NodeJS.ProcessEnv): ShellTransport {
 
 /**
  * Start `/bin/bash --noprofile --norc` in `cwd` with `env`: on a PTY when one can be opened, else on
- * pipes (behaviour.md §8.3, beyond spec). Throws when neither starts.
+ * pipes (behaviour.md §8.3, beyond spec; `pipes` forces them). Throws when neither starts.
  */
-export function startTransport(cwd: string, env: NodeJS.ProcessEnv): ShellTransport {
-  const pty = loadPty();
+export function startTransport(cwd: string, env: NodeJS.ProcessEnv, opts: { pipes?: boolean } = {}): ShellTransport {
+  const pty = opts.pipes ? null : loadPty();
   if (pty) {
     try {
       return ptyTransport(pty, cwd, env);

@@ -73,6 +73,12 @@ export type ShellEvent =
   // The process actor failed (a bug in it): XState's own event.
   | { type: 'xstate.error.actor.process'; error: unknown };
 
+/** The input of the process actor: where and with what environment the shell starts. */
+export interface ProcessInput {
+  cwd: string;
+  env: Record<string, string | undefined>;
+}
+
 /** What the machine tells its process actor. */
 export type ProcessCommand = { type: 'proc.run'; text: string } | { type: 'proc.interrupt' } | { type: 'proc.kill' };
 
@@ -104,7 +110,7 @@ export const shellMachine = setup({
   },
   actors: {
     /** The shell process (provided by src/actors): takes ProcessCommand events, sends `proc.*` back. */
-    process: fromCallback<ProcessCommand, { cwd: string; env: Record<string, string | undefined> }>(() => undefined),
+    process: fromCallback<ProcessCommand, ProcessInput>(() => undefined),
   },
   delays: {
     execTimeout: ({ context }) => context.run?.timeoutMs ?? 0,
