@@ -73,7 +73,7 @@ export const nextTicketId = (context: Pick<TopicQueueContext, 'issued'>): string
 
 type Ctx = TopicQueueContext;
 
-const hasShell = (self: AnyActorRef): boolean => SHELL_CHILD_ID in (self.getSnapshot() as { children: Record<string, AnyActorRef> }).children;
+const hasShell = (self: AnyActorRef): boolean => Object.hasOwn((self.getSnapshot() as { children: Record<string, AnyActorRef> }).children, SHELL_CHILD_ID);
 
 /** The named actions the helper actions below enqueue (typed by hand: `extend` cannot see its own siblings). */
 type NamedAction =
