@@ -57,10 +57,10 @@ export class BashShells implements BashServices {
     return true;
   }
 
-  run(ctx: CommandContext, req: { text: string; timeoutMs: number; env: NodeJS.ProcessEnv }): Promise<ShellRunOutcome> {
+  run(ctx: CommandContext, req: { text: string; timeoutMs: number; env: () => NodeJS.ProcessEnv }): Promise<ShellRunOutcome> {
     const { agentId, ref: topicRef } = ctx.session;
     if (ctx.signal.aborted) return Promise.resolve({ kind: 'closed' });
-    const shell = this.system.openShell(agentId, topicRef.topic, () => ({ agentId, topic: topicRef.topic, home: ctx.agent.home, env: req.env }));
+    const shell = this.system.openShell(agentId, topicRef.topic, () => ({ agentId, topic: topicRef.topic, home: ctx.agent.home, env: req.env() }));
     if (!shell) return Promise.resolve({ kind: 'closed' });
     const runId = `r${++this.runs}`;
     return new Promise((resolve) => {

@@ -67,7 +67,7 @@ export const SHELL_ENDED_LINE = '(shell ended; the next /exec starts a new shell
 
 /** `/exec` in a `bash:<name>` topic (behaviour.md §8.3): the text runs in the topic's persistent shell. */
 async function runInShell(ctx: CommandContext, bash: BashServices, text: string, timeoutS: number): Promise<CommandResult> {
-  const o = await bash.run(ctx, { text, timeoutMs: timeoutS * 1000, env: shellEnv(ctx) });
+  const o = await bash.run(ctx, { text, timeoutMs: timeoutS * 1000, env: () => shellEnv(ctx) });
   const home = ctx.agent.home;
   switch (o.kind) {
     case 'closed':

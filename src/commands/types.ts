@@ -85,8 +85,8 @@ export interface BashServices {
   hubState(t: TopicStatus): string;
   /** End the shell of a bash topic (/close); true when one was running. */
   closeShell(ctx: CommandContext): boolean | Promise<boolean>;
-  /** Run shell text in the topic's persistent shell, starting one with `env` when it has none. */
-  run(ctx: CommandContext, req: { text: string; timeoutMs: number; env: NodeJS.ProcessEnv }): Promise<ShellRunOutcome>;
+  /** Run shell text in the topic's persistent shell, starting one with `env()` when it has none (built only then). */
+  run(ctx: CommandContext, req: { text: string; timeoutMs: number; env: () => NodeJS.ProcessEnv }): Promise<ShellRunOutcome>;
 }
 
 /** The feature-provided members of Services, each typed (features fill them at start-up). */

@@ -1,5 +1,4 @@
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { accessSync, closeSync, constants, ftruncateSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EXEC_OUTPUT_BYTES } from '../domain/limits.js';
@@ -37,8 +36,6 @@ export interface ShellHooks {
 
 /** behaviour.md §8.3: SIGKILL follows SIGHUP after this long when a shell is ended. */
 export const SHELL_KILL_GRACE_MS = 2000;
-/** A script this small is written synchronously (faster than a trip through the thread pool). */
-const SYNC_WRITE_BYTES = 65536;
 /** Start-up output kept for the error message of a shell that dies while starting. */
 const STARTUP_BYTES = 4096;
 
@@ -50,6 +47,29 @@ type Mode =
   | { name: 'exited' };
 
 const live = new Set<ShellProcess>();
+
+let scriptBase: string | undefined;
+
+/**
+ * Where shells' private folders go: a memory file system when there is one ($XDG_RUNTIME_DIR, then
+ * /dev/shm), else the temp folder. Each command's script is written there; on a disk, rewriting it
+ * frees and allocates blocks every command (with `discard` mounts, a TRIM each time: 3–5 ms measured
+ * here against 0.1 ms on tmpfs).
+ */
+export function scriptFolderBase(): string {
+  if (scriptBase !== undefined) return scriptBase;
+  for (const dir of [process.env.XDG_RUNTIME_DIR, '/dev/shm']) {
+    if (!dir) continue;
+    try {
+      if (!statSync(dir).isDirectory()) continue;
+      accessSync(dir, constants.W_OK | constants.X_OK);
+      return (scriptBase = dir);
+    } catch {
+      continue; // missing or not writable: try the next
+    }
+  }
+  return (scriptBase = tmpdir());
+}
 
 /** End every shell (daemon shutdown) and wait until their process groups are gone. */
 export async function endAllShells(): Promise<void> {
@@ -80,6 +100,8 @@ export class ShellProcess {
   private mode: Mode;
   private readonly dir: string;
   private readonly script: string;
+  /** The script file, open for the shell's whole life (see writeScript). */
+  private readonly scriptFd: number;
   private readonly io: ShellTransport;
   private startup = '';
   private exitedFlag = false;
@@ -90,11 +112,18 @@ export class ShellProcess {
   /** Start `/bin/bash` in `cwd` (behaviour.md §8.3); throws when no shell can be started. */
   constructor(opts: { cwd: string; env: NodeJS.ProcessEnv; hooks: ShellHooks; pipes?: boolean }) {
     if (!statSync(opts.cwd).isDirectory()) throw new Error(`${opts.cwd} is not a folder`);
-    this.dir = mkdtempSync(join(tmpdir(), 'loom-shell-'));
+    this.dir = mkdtempSync(join(scriptFolderBase(), 'loom-shell-'));
     this.script = join(this.dir, 'command.sh');
+    try {
+      this.scriptFd = openSync(this.script, 'w', 0o600);
+    } catch (err) {
+      rmSync(this.dir, { recursive: true, force: true });
+      throw err;
+    }
     try {
       this.io = startTransport(opts.cwd, opts.env, { pipes: opts.pipes });
     } catch (err) {
+      closeSync(this.scriptFd);
       rmSync(this.dir, { recursive: true, force: true });
       throw err;
     }
@@ -123,22 +152,27 @@ export class ShellProcess {
     const capture = new HeadTail(EXEC_OUTPUT_BYTES / 2);
     const scanner = new SentinelScanner(sentinelTag(hex), (b) => capture.push(b));
     this.mode = { name: 'running', capture, scanner };
-    // A script that cannot be written still ends with its sentinel (status 1, the reason as output).
-    const send = (err?: unknown) => {
-      // Interrupted (or gone) before a large script was written: it must not run after all.
-      if (this.mode.name !== 'running' || this.mode.scanner !== scanner) return;
-      this.io.write(err === undefined ? runLine(this.script, hex) : failLine(`loom: cannot write the script: ${errorMessage(err)}`, hex));
-    };
-    if (Buffer.byteLength(text) > SYNC_WRITE_BYTES) {
-      writeFile(this.script, text, { mode: 0o600 }).then(() => send(), (err: unknown) => send(err ?? 'unknown error'));
-      return;
-    }
+    let line: string;
     try {
-      writeFileSync(this.script, text, { mode: 0o600 });
+      this.writeScript(text);
+      line = runLine(this.script, hex);
     } catch (err) {
-      return send(err);
+      // A script that cannot be written still ends with its sentinel (status 1, the reason as output).
+      line = failLine(`loom: cannot write the script: ${errorMessage(err)}`, hex);
     }
-    send();
+    this.io.write(line);
+  }
+
+  /**
+   * Replace the script file's content. The file stays open (when the folder is on ext4, truncating by
+   * opening the file again makes its close flush it, auto_da_alloc); ftruncate and pwrite on the open
+   * descriptor are two system calls. Synchronous on purpose:
+   * bodies are capped at 10 MiB (spec §8) and a trip through the thread pool costs more than it saves.
+   */
+  private writeScript(text: string): void {
+    const bytes = Buffer.from(text);
+    ftruncateSync(this.scriptFd, 0);
+    for (let at = 0; at < bytes.length;) at += writeSync(this.scriptFd, bytes, at, bytes.length - at, at);
   }
 
   /**
@@ -203,6 +237,7 @@ export class ShellProcess {
   private finish(): void {
     clearTimeout(this.killTimer);
     if (!live.delete(this)) return;
+    closeSync(this.scriptFd);
     rmSync(this.dir, { recursive: true, force: true });
     this.markGone();
   }

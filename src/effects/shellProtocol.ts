@@ -10,9 +10,17 @@ import { randomBytes } from 'node:crypto';
  * or alias from taking over the sentinel; the leading `\n` puts it at the start of a line.
  */
 
-/** A fresh sentinel id: 16 hex digits. */
+let pool = Buffer.alloc(0);
+let poolAt = 0;
+
+/** A fresh sentinel id: 16 hex digits from the CSPRNG (drawn 512 at a time: one system call each). */
 export function freshHex(): string {
-  return randomBytes(8).toString('hex');
+  if (poolAt + 8 > pool.length) {
+    pool = randomBytes(4096);
+    poolAt = 0;
+  }
+  poolAt += 8;
+  return pool.toString('hex', poolAt - 8, poolAt);
 }
 
 /** The bytes that start sentinel `hex` in the output (the rest of its line is `<status>|<cwd>`). */
