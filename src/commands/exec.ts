@@ -35,9 +35,15 @@ export function execEnv(ctx: CommandContext): NodeJS.ProcessEnv {
   };
 }
 
-/** The environment of persistent shells (behaviour.md §8.3): the one-shot environment plus a quiet, dumb terminal. */
+/**
+ * The environment of persistent shells (behaviour.md §8.3): the one-shot environment plus a quiet,
+ * dumb terminal. Beyond the spec's list, PAGER and GIT_PAGER are `cat`: on a PTY, `git log` or `man`
+ * would start `less`, which waits for keys on /dev/tty until the time limit.
+ */
 export function shellEnv(ctx: CommandContext): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...execEnv(ctx), TERM: 'dumb', PS1: '', PS2: '', PROMPT_COMMAND: '', HISTFILE: '/dev/null' };
+  const env: NodeJS.ProcessEnv = {
+    ...execEnv(ctx), TERM: 'dumb', PS1: '', PS2: '', PROMPT_COMMAND: '', HISTFILE: '/dev/null', PAGER: 'cat', GIT_PAGER: 'cat',
+  };
   // An inherited TMOUT would end an idle interactive shell by itself.
   delete env.TMOUT;
   return env;

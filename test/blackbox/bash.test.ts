@@ -53,6 +53,12 @@ describe('behaviour.md §8.3 persistent shell of a bash:<name> topic', () => {
     expect(r.body).toBe(`exit: 0 | cwd: ~\n---\n${home}|${AGENT}|bash:env|dumb||/dev/null\ntty\n50 200`);
   });
 
+  it('when a program would start a pager (git log on a PTY), then it prints instead of waiting for keys', async () => {
+    await run('bash:env', '/exec cd "$(mktemp -d)" && git init -q && git -c user.email=a@b.c -c user.name=n commit -q --allow-empty -m first-commit');
+    const r = await run('bash:env', '/exec git log --format=%s; echo "$PAGER $GIT_PAGER"');
+    expect(r.body.split('\n').slice(-2)).toEqual(['first-commit', 'cat cat']);
+  });
+
   it('when a command has a syntax error, then EXIT_2 with the message and the shell keeps working', async () => {
     const r = await run('bash:p', '/exec if then fi');
     expect(r.code).toBe('EXIT_2');
