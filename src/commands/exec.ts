@@ -1,8 +1,10 @@
-import { EXEC_TIMEOUT_DEFAULT_S, EXEC_TIMEOUT_MAX_S } from '../domain/limits.js';
+import { EXEC_OUTPUT_BYTES, EXEC_TIMEOUT_DEFAULT_S, EXEC_TIMEOUT_MAX_S } from '../domain/limits.js';
 import { fail, joinLines, type CommandResult } from '../domain/result.js';
-import { cleanOutput, runOneShot } from '../effects/oneShot.js';
+import { cleanOutput, HeadTailCapture } from '../effects/captures.js';
+import { runShell } from '../effects/shellRun.js';
 import type { BashServices, Command, CommandContext } from './types.js';
 import { displayPath } from './format.js';
+import { buildEnv, identityEnv, persistentShellEnv } from './shellEnv.js';
 
 /** Parse `[--timeout <s>] <text>` (behaviour.md §8.1): --timeout only as the first token; `--` passes the rest literally. */
 export function parseExecArgs(args: string, body: string): { ok: true; timeoutS: number; text: string } | { ok: false; result: CommandResult } {
@@ -20,33 +22,6 @@ export function parseExecArgs(args: string, body: string): { ok: true; timeoutS:
   const text = body === '' ? rest : `${rest}\n${body}`;
   if (text.trim() === '') return { ok: false, result: fail('INVALID_ARGS', 'Usage: /exec <shell command>') };
   return { ok: true, timeoutS, text };
-}
-
-/** The environment of one-shot commands (behaviour.md §8.2); env-store and session variables are not exported. */
-export function execEnv(ctx: CommandContext): NodeJS.ProcessEnv {
-  return {
-    ...process.env,
-    HOME: ctx.agent.home,
-    LOOM_AGENT_ID: ctx.agent.id,
-    LOOM_TOPIC: ctx.session.ref.topic,
-    LOOM_HOME: ctx.agent.home,
-    LOOM_USER_HOME: process.env.HOME ?? '',
-    SVC_PORT: String(ctx.services.info.port()),
-  };
-}
-
-/**
- * The environment of persistent shells (behaviour.md §8.3): the one-shot environment plus a quiet,
- * dumb terminal. Beyond the spec's list, PAGER and GIT_PAGER are `cat`: on a PTY, `git log` or `man`
- * would start `less`, which waits for keys on /dev/tty until the time limit.
- */
-export function shellEnv(ctx: CommandContext): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
-    ...execEnv(ctx), TERM: 'dumb', PS1: '', PS2: '', PROMPT_COMMAND: '', HISTFILE: '/dev/null', PAGER: 'cat', GIT_PAGER: 'cat',
-  };
-  // An inherited TMOUT would end an idle interactive shell by itself.
-  delete env.TMOUT;
-  return env;
 }
 
 /** Output as behaviour.md §8.1 shows it: cleaned, the middle cut past the cap, `(no output)` when empty. */
@@ -73,7 +48,7 @@ export const SHELL_ENDED_LINE = '(shell ended; the next /exec starts a new shell
 
 /** `/exec` in a `bash:<name>` topic (behaviour.md §8.3): the text runs in the topic's persistent shell. */
 async function runInShell(ctx: CommandContext, bash: BashServices, text: string, timeoutS: number): Promise<CommandResult> {
-  const o = await bash.run(ctx, { text, timeoutMs: timeoutS * 1000, env: () => shellEnv(ctx) });
+  const o = await bash.run(ctx, { text, timeoutMs: timeoutS * 1000, env: () => persistentShellEnv(ctx) });
   const home = ctx.agent.home;
   switch (o.kind) {
     case 'closed':
@@ -89,7 +64,7 @@ async function runInShell(ctx: CommandContext, bash: BashServices, text: string,
   }
 }
 
-/** `/exec [--timeout <s>] <shell text>` (behaviour.md §8): the persistent shell in `bash:<name>` topics, else one-shot. */
+/** `/exec [--timeout <s>] <shell text>` (behaviour.md §8): the persistent shell in `bash:<name>` topics, else one-shot (§8.1–8.2). */
 export const execCommand: Command = {
   name: 'exec',
   takesBody: true,
@@ -98,10 +73,13 @@ export const execCommand: Command = {
     if (!parsed.ok) return parsed.result;
     if (ctx.session.ref.type === 'bash' && ctx.services.bash) return runInShell(ctx, ctx.services.bash, parsed.text, parsed.timeoutS);
     const cwd = ctx.agent.home;
-    const r = await runOneShot({ text: parsed.text, cwd, env: execEnv(ctx), timeoutMs: parsed.timeoutS * 1000, signal: ctx.signal });
+    // Env-store and session variables are not exported to /exec (behaviour.md §8.2): only the identity.
+    const capture = new HeadTailCapture(EXEC_OUTPUT_BYTES / 2);
+    const r = await runShell({
+      command: parsed.text, cwd, env: buildEnv([identityEnv(ctx)]), timeoutMs: parsed.timeoutS * 1000, timeoutSignal: 'SIGINT', capture, signal: ctx.signal,
+    });
     if (r.aborted) return fail('CONFLICT', `Topic ${ctx.session.ref.topic} was closed while this command ran`);
-    const shown = shownOutput(r.output, r.omitted);
-    const where = displayPath(cwd, ctx.agent.home);
-    return execResult({ exit: r.timedOut ? 'timeout' : r.exitCode ?? 1, timeoutS: parsed.timeoutS, cwd: where, shown });
+    const { output, omitted } = capture.result();
+    return execResult({ exit: r.timedOut ? 'timeout' : r.exitCode ?? 1, timeoutS: parsed.timeoutS, cwd: displayPath(cwd, ctx.agent.home), shown: shownOutput(output, omitted) });
   },
 };

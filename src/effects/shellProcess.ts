@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EXEC_OUTPUT_BYTES } from '../domain/limits.js';
 import { errorMessage } from '../domain/errors.js';
-import { HeadTail } from './oneShot.js';
+import { HeadTailCapture } from './captures.js';
 import { track } from './processes.js';
 import { failLine, freshHex, initLine, recoveryLine, runLine, SentinelScanner, sentinelTag, type SentinelReport } from './shellProtocol.js';
 import { startTransport, type ShellTransport, type TransportKind } from './shellTransport.js';
@@ -42,7 +42,7 @@ const STARTUP_BYTES = 4096;
 type Mode =
   | { name: 'starting'; scanner: SentinelScanner }
   | { name: 'idle' }
-  | { name: 'running'; scanner: SentinelScanner; capture: HeadTail }
+  | { name: 'running'; scanner: SentinelScanner; capture: HeadTailCapture }
   | { name: 'interrupting'; scanner: SentinelScanner; kept: CapturedOutput }
   | { name: 'exited' };
 
@@ -149,8 +149,8 @@ export class ShellProcess {
   run(text: string): void {
     if (this.mode.name !== 'idle') throw new Error(`shell ${this.pid} is ${this.mode.name}`);
     const hex = freshHex();
-    const capture = new HeadTail(EXEC_OUTPUT_BYTES / 2);
-    const scanner = new SentinelScanner(sentinelTag(hex), (b) => capture.push(b));
+    const capture = new HeadTailCapture(EXEC_OUTPUT_BYTES / 2);
+    const scanner = new SentinelScanner(sentinelTag(hex), (b) => capture.push('stdout', b));
     this.mode = { name: 'running', capture, scanner };
     let line: string;
     try {

@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
 import { content, fail, type CommandResult } from '../../domain/result.js';
 import { anchorIds, findAnchor } from '../../sfmd/anchors.js';
-import { parseCached } from './parseCache.js';
+import { parseOffLoop } from './parseCache.js';
 import type { Command, CommandContext } from '../types.js';
 import { parseFlags, splitArgs } from './args.js';
 import { recordRead, readRequired, resolveFile, splitLines, type FilePath } from './fileOps.js';
+import { plural } from '../../domain/text.js';
 
 const USAGE = 'Usage: /edit <file>[#<anchor>] [--lines a-b]';
 /** behaviour.md §2.5: most lines one /edit view shows. */
@@ -21,7 +22,7 @@ export function parseRange(v: string): { a: number; b: number } | null {
 
 /** `Lines a-b are outside <display> (n lines)` (behaviour.md §2.5). */
 export function outsideLines(p: FilePath, r: { a: number; b: number }, n: number): CommandResult {
-  return fail('INVALID_ARGS', `Lines ${r.a}-${r.b} are outside ${p.display} (${n} lines)`, { recovery: `/edit ${p.display}` });
+  return fail('INVALID_ARGS', `Lines ${r.a}-${r.b} are outside ${p.display} (${plural(n, 'line')})`, { recovery: `/edit ${p.display}` });
 }
 
 /** Numbered lines a..b (1-based), numbers right-aligned to the widest shown. */
@@ -44,7 +45,7 @@ function splitAnchor(ctx: CommandContext, input: string): { file: string; anchor
 /** `/edit <file>[#<anchor>] [--lines a-b]` (behaviour.md §2.5): a numbered view; records the read. */
 export const editCommand: Command = {
   name: 'edit',
-  run(ctx) {
+  async run(ctx) {
     const words = splitArgs(ctx.args);
     const p = words ? parseFlags(words, ['lines'], []) : null;
     if (!p || p.unknown.length || p.positional.length !== 1) return fail('INVALID_ARGS', USAGE);
@@ -60,7 +61,7 @@ export const editCommand: Command = {
     let range: { a: number; b: number } | null = null;
     let title: string;
     if (anchor !== null) {
-      const doc = parseCached(text);
+      const doc = await parseOffLoop(text);
       const at = findAnchor(doc, anchor);
       if (!at) {
         const ids = anchorIds(doc);
@@ -82,7 +83,7 @@ export const editCommand: Command = {
     if (b < a) return content(title, []);
     const last = Math.min(b, a + EDIT_MAX_LINES - 1);
     const out = numbered(lines, a, last);
-    if (last < b) out.push(`… ${b - last} more lines; /edit ${fp.display} --lines ${last + 1}-${Math.min(b, last + EDIT_MAX_LINES)}`);
+    if (last < b) out.push(`… ${plural(b - last, 'more line')}; /edit ${fp.display} --lines ${last + 1}-${Math.min(b, last + EDIT_MAX_LINES)}`);
     return content(title, out);
   },
 };
