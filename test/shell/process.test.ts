@@ -94,7 +94,11 @@ describe.each([['a PTY', false], ['pipes', true]])('effects/shellProcess.ts on %
   it('when a job ignores SIGHUP, then SIGKILL reaches it 2 s later', async () => {
     const s = start(pipes);
     await s.next();
-    const r = (await s.run('(trap "" HUP; sleep 300) & echo $!')) as { output: Buffer };
+    // The shell waits until the job has armed its trap: SIGHUP must not reach it before that.
+    const armed = `${s.cwd}/armed`;
+    const r = (await s.run(
+      `(trap "" HUP; : > ${armed}; sleep 300) & while [ ! -e ${armed} ]; do sleep 0.01; done; echo $!`,
+    )) as { output: Buffer };
     const bg = Number(r.output.toString().trim());
     const started = Date.now();
     s.shell.end();
