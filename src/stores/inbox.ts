@@ -217,7 +217,9 @@ export class FileInbox implements InboxPort {
       const { text: _text, ...rest } = event;
       inbox.insert({ ...rest, off, len: Buffer.byteLength(line), written: status });
     });
-    this.texts.set(event.id, text);
+    // Not cached here: a text held past a few young-generation collections is promoted, and a flood
+    // then leaves old space full of dead texts that V8 keeps committed (RSS +77-87 MB after
+    // 1,500 x 64 KiB events and a clear with caching on add, +56 MB without). Reads fill the cache.
     return { id: event.id, agentId, receivedAt: event.receivedAt, source: event.source, text, status };
   }
 
