@@ -120,18 +120,18 @@ describe('install machine graph (xstate/graph)', () => {
   const machine = installMachine.provide({ actors: { stage: fromCallback<InstallEvent, InstallInput>(() => undefined) } });
 
   it('when every event is tried from every state, then exactly staging, installed and aborted are reachable, by the table rows', () => {
-    const paths = getShortestPaths(machine, { input, events, serializeState: (s) => String(s.value) } as never);
-    const byState = new Map(paths.map((p) => [String(p.state.value), p.steps.map((s) => s.event.type).filter((t) => t !== 'xstate.init')]));
+    const paths = getShortestPaths(machine, { input, events, serializeState: (s: { value: unknown }) => String(s.value) } as never);
+    const byState = new Map(paths.map((p) => [String(p.state.value), p.steps.map((s: { event: { type: string } }) => s.event.type).filter((t: string) => t !== 'xstate.init')]));
     expect([...byState.keys()].sort()).toEqual(['aborted', 'installed', 'staging']);
     expect(byState.get('installed')).toEqual(['install.written']);
     expect(['install.failed', 'install.cancel']).toContain(byState.get('aborted')?.[0]);
   });
 
   it('when all simple paths are enumerated, then installed and aborted are final and only ever last, and progress never leaves staging', () => {
-    const paths = getSimplePaths(machine, { input, events, serializeState: (s) => `${String(s.value)}` } as never);
+    const paths = getSimplePaths(machine, { input, events, serializeState: (s: { value: unknown }) => String(s.value) } as never);
     expect(paths.length).toBeGreaterThanOrEqual(3);
     for (const p of paths) {
-      const values = p.steps.map((s) => String(s.state.value));
+      const values = p.steps.map((s: { state: { value: unknown } }) => String(s.state.value));
       const end = values.findIndex((v) => v === 'installed' || v === 'aborted');
       if (end >= 0) expect(end).toBe(values.length - 1);
       const final = String(p.state.value);

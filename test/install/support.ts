@@ -23,6 +23,8 @@ export interface FileServer {
   url(path: string): string;
   requests: Seen[];
   routes: Map<string, Handler>;
+  /** Answers paths without a route (404 when unset). */
+  fallback: Handler | null;
   /** Paths requested so far (query stripped), in order. */
   paths(): string[];
   close(): Promise<void>;
@@ -42,24 +44,25 @@ export function send(body: string | Buffer | object, o: { status?: number; type?
 export async function startFileServer(): Promise<FileServer> {
   const requests: Seen[] = [];
   const routes = new Map<string, Handler>();
+  const self = { fallback: null as Handler | null };
   const server: Server = createServer((req, res) => {
     const url = req.url ?? '';
     const q = url.indexOf('?');
     const path = q < 0 ? url : url.slice(0, q);
     requests.push({ method: req.method ?? '', path, query: q < 0 ? '' : url.slice(q + 1), headers: req.headers });
-    const h = routes.get(path);
+    const h = routes.get(path) ?? self.fallback;
     if (h) h(req, res);
     else send('no such file', { status: 404, type: 'text/plain' })(req, res);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as { port: number }).port;
   const origin = `http://127.0.0.1:${port}`;
-  return {
+  return Object.assign(self, {
     port, origin, requests, routes,
-    url: (p) => origin + p,
+    url: (p: string) => origin + p,
     paths: () => requests.map((r) => r.path),
     close: () => new Promise<void>((resolve) => { server.close(() => resolve()); server.closeAllConnections(); }),
-  };
+  });
 }
 
 /**
@@ -106,9 +109,9 @@ export interface InstallBench extends CommandBench {
   installs: Installs;
 }
 
-/** Start an InstallBench. */
-export async function installBench(agentId = 'leo'): Promise<InstallBench> {
-  const b = await bench({ agentId });
+/** Start an InstallBench (`env` goes to the daemon's configuration, e.g. SVC_GITHUB_API). */
+export async function installBench(agentId = 'leo', env?: Record<string, string>): Promise<InstallBench> {
+  const b = await bench({ agentId, env });
   return Object.assign(b, { installs: b.t.c.system.services.installs as Installs });
 }
 
