@@ -44,7 +44,7 @@ export const HELP_ENTRIES: Record<string, HelpEntry> = {
   unset: { syntax: ['/unset $NAME | {name} …'], sentence: 'Removes variables from the scope /set writes to.' },
   exec: { syntax: ['/exec [--timeout <s>] <shell text>'], sentence: 'Runs a shell command in a fresh bash, in the agent home.', flags: ['--timeout <s>  1 to 600 seconds (default 120)'] },
   install: {
-    syntax: ['/install <path|URL|gh:owner/repo[/path][@ref]> [--app|--tool] [--link|--local] [--as <name>]'],
+    syntax: ['/install <path|URL|gh:<owner>/<repo>[/<path>][@<ref>]> [--app|--tool] [--link|--local] [--as <name>]'],
     sentence: 'Installs a package of documents from a file, a folder, a GitHub repository or a URL (manifest or document).',
     flags: ['--app / --tool  the hub it is listed in', '--link / --local  register in place (or link a URL) / copy the files', '--as <name>  the local package name'],
   },
