@@ -3,11 +3,12 @@ import { classifySource, failureOf, INSTALL_USAGE, type InstallFlags, type Insta
 import type { PackageRecord } from '../domain/ports.js';
 import { confirm, content, fail, nextLine, type CommandResult } from '../domain/result.js';
 import { plural } from '../domain/text.js';
-import { displayOf, expandPath, resolveInWorkspace } from '../effects/workspace.js';
+import { displayOf, expandPath, isRefusal, resolveInWorkspace } from '../effects/workspace.js';
 import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseFlags, splitArgs } from './documents/args.js';
 import { clearDocument, docData } from './documents/state.js';
+import { refusalResult } from './documents/targets.js';
 import { columns } from './format.js';
 import type { Command, CommandContext } from './types.js';
 
@@ -40,10 +41,9 @@ function parseInstallArgs(text: string): { flags: InstallFlags; source: string |
 /** A local source under the workspace policy (behaviour.md §1.4, §7.2). */
 function localSource(ctx: CommandContext, raw: string): ResolvedSource | CommandResult {
   const { agent, session } = ctx;
-  if (raw.includes('\u0000')) return fail('INVALID_PATH', 'Path contains a NUL character');
   const shown = displayOf(expandPath(raw, agent.home, session.baseDir ?? agent.home), agent.home);
   const ws = resolveInWorkspace(agent, session.baseDir, raw);
-  if (!ws) return fail('FORBIDDEN', `Path outside the workspace: ${shown}`);
+  if (isRefusal(ws)) return refusalResult(ws);
   try {
     return { kind: 'local', abs: ws.abs, display: ws.display, isDir: statSync(ws.abs).isDirectory() };
   } catch (err) {
