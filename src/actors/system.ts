@@ -13,13 +13,14 @@ import { installError, type InstallOutcome, type InstallProgress } from '../doma
 import { agentSystemId, capSystemId, installSystemId, topicSystemId, webhookSystemId, type AgentOutcome, type DeleteCounts } from '../machines/agent.js';
 import type { CapabilityInput } from '../machines/capability.js';
 import type { InstallInput } from '../machines/install.js';
+import { shellSystemId, type ShellInput } from '../machines/shell.js';
 import { nextTicketId } from '../machines/topicQueue.js';
 import { checkAgentRoots, createHome } from '../effects/homePolicy.js';
 import { killAll } from '../effects/processes.js';
 import { disposeSession, guarded, runTicket, type Submission, type TicketListener } from './commandRun.js';
 import type { SystemContribution } from './contributions.js';
 import { Inspection } from './inspection.js';
-import { createTree, warn, type AgentRef, type CapabilityRef, type DaemonActor, type InstallEffects, type InstallRef, type TopicRef, type WebhookRef } from './tree.js';
+import { createTree, warn, type AgentRef, type CapabilityRef, type DaemonActor, type InstallEffects, type InstallRef, type ShellRef, type TopicRef, type WebhookRef } from './tree.js';
 
 export type { Submission, TicketListener } from './commandRun.js';
 
@@ -354,6 +355,24 @@ export class LoomSystem {
         };
       })
       .sort((a, b) => (a.install_id < b.install_id ? -1 : 1));
+  }
+
+  /** The shell of a bash topic, or undefined when it has none (behaviour.md §8.3). */
+  shell(agentId: string, topic: string): ShellRef | undefined {
+    return this.root.system.get(shellSystemId(agentId, topic)) as ShellRef | undefined;
+  }
+
+  /** The shell of an open bash topic, spawned (a child of the topic) with `input()` when it has none; undefined when the topic is not open. */
+  openShell(agentId: string, topic: string, input: () => ShellInput): ShellRef | undefined {
+    const existing = this.shell(agentId, topic);
+    if (existing) return existing;
+    this.topicActor(agentId, topic)?.send({ type: 'shell.open', input: input() });
+    return this.shell(agentId, topic);
+  }
+
+  /** Every live shell (shutdown). */
+  shells(): ShellRef[] {
+    return Object.entries(this.root.system.getAll() as Record<string, ShellRef>).filter(([id]) => id.startsWith('shell:')).map(([, ref]) => ref);
   }
 
   /** Shutdown (behaviour.md §1.1): feature hooks (end streams), sessions, child process groups, the tree. */

@@ -42,7 +42,7 @@ export const HELP_ENTRIES: Record<string, HelpEntry> = {
   action: { syntax: ['/action.<id> [values] [--field value]'], sentence: 'Same as /act.' },
   set: { syntax: ['/set', '/set {name} = "value"', '/set $NAME = "value"'], sentence: 'Lists the variables in scope, or sets session ({name}) and persistent ($NAME) variables.' },
   unset: { syntax: ['/unset $NAME | {name} …'], sentence: 'Removes variables from the scope /set writes to.' },
-  exec: { syntax: ['/exec [--timeout <s>] <shell text>'], sentence: 'Runs a shell command in a fresh bash, in the agent home.', flags: ['--timeout <s>  1 to 600 seconds (default 120)'] },
+  exec: { syntax: ['/exec [--timeout <s>] <shell text>'], sentence: 'Runs a shell command; bash:<name> topics keep one shell alive (cwd, exports, functions and aliases survive).', flags: ['--timeout <s>  1 to 600 seconds (default 120)'] },
   install: {
     syntax: ['/install <path|URL|gh:<owner>/<repo>[/<path>][@<ref>]> [--app|--tool] [--link|--local] [--as <name>]'],
     sentence: 'Installs a package of documents from a file, a folder, a GitHub repository or a URL (manifest or document).',
