@@ -1,5 +1,6 @@
 // A loopback file server for bench/install: `node bench/install-server.mjs <port>`; prints `listening`.
 // GET /f50.json  a manifest of 50 Markdown files of 8 KiB each (string.md + 49 pages) at /f50/<i>.md
+// GET /one.json  a manifest of an 8 KiB string.md and one file of 4.5 MiB at /one/<i>.md
 // GET /big.json   a manifest of an 8 KiB string.md and 11 files of 4.5 MiB (49.5 MiB in all) at /big/<i>.md
 // File bodies are built once in memory, so the server costs the same for Loom and the bare script.
 import { createServer } from 'node:http';
@@ -22,6 +23,7 @@ function set(name, count, bytes) {
   sets.set(name, { files, manifest: Buffer.from(JSON.stringify({ name: `bench-${name}`, files: entries })) });
 }
 set('f50', 50, 8 * 1024);
+set('one', 2, 4.5 * 1024 * 1024);
 set('big', 12, 4.5 * 1024 * 1024);
 
 createServer((req, res) => {
