@@ -15,7 +15,7 @@ afterAll(async () => { await daemon?.kill(); });
 describe(`fuzz: ${COUNT} inputs, seed ${SEED}`, () => {
   it('never answers 5xx or INTERNAL_ERROR, every answer is a defined one, and the daemon stays up', async () => {
     const report = await fuzzSession(SEED, COUNT, (d) => { daemon = d; });
-    process.stdout.write(`fuzz seed ${SEED}: ${report.sent} sent (${report.exec} /exec, ${report.mcp} /mcp); statuses ${JSON.stringify(report.statuses)}\n`);
+    process.stdout.write(`fuzz seed ${SEED}: ${report.sent} sent (${report.exec} /exec, ${report.mcp} /mcp, ${report.retried} re-sent after a dropped connection); statuses ${JSON.stringify(report.statuses)}\n`);
     expect(report.findings).toEqual([]);
     expect(report.sent).toBe(COUNT);
   }, 120000);

@@ -18,6 +18,7 @@ const seed = arg('seed', 12);
 const count = arg('count', 2000);
 const SLICE = 5000;
 let sent = 0;
+let retried = 0;
 const findings: string[] = [];
 const statuses: Record<string, number> = {};
 const started = Date.now();
@@ -25,10 +26,11 @@ for (let done = 0, slice = 0; done < count; done += SLICE, slice++) {
   const n = Math.min(SLICE, count - done);
   const r = await fuzzSession(seed + slice, n);
   sent += r.sent;
+  retried += r.retried;
   findings.push(...r.findings);
   for (const [k, v] of Object.entries(r.statuses)) statuses[k] = (statuses[k] ?? 0) + v;
   process.stdout.write(`slice ${slice} (seed ${seed + slice}): ${r.sent}/${n} sent, ${r.findings.length} findings\n`);
 }
-process.stdout.write(`fuzz: seed ${seed}, ${sent} inputs in ${Math.round((Date.now() - started) / 1000)} s, ${findings.length} findings\n${JSON.stringify(statuses)}\n`);
+process.stdout.write(`fuzz: seed ${seed}, ${sent} inputs in ${Math.round((Date.now() - started) / 1000)} s, ${findings.length} findings, ${retried} re-sent after a dropped connection\n${JSON.stringify(statuses)}\n`);
 for (const f of findings.slice(0, 50)) process.stdout.write(`- ${f}\n`);
 process.exit(findings.length > 0 ? 1 : 0);

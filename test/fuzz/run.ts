@@ -14,6 +14,8 @@ export interface FuzzReport {
   sent: number;
   exec: number;
   mcp: number;
+  /** Inputs whose first send failed without an answer and whose second was answered. */
+  retried: number;
   statuses: Record<string, number>;
   codes: Record<string, number>;
   findings: string[];
@@ -72,23 +74,34 @@ function judgeMcp(status: number, text: string, report: FuzzReport): string | nu
 
 /** Send every input (`concurrency` at a time) and judge the answers; stops early if the daemon is gone. */
 export async function fuzz(base: string, list: FuzzInput[], opts: { concurrency?: number; alive?: () => Promise<boolean> } = {}): Promise<FuzzReport> {
-  const report: FuzzReport = { sent: 0, exec: 0, mcp: 0, statuses: {}, codes: {}, findings: [] };
+  const report: FuzzReport = { sent: 0, exec: 0, mcp: 0, retried: 0, statuses: {}, codes: {}, findings: [] };
   let next = 0;
   let dead = false;
+  const send = async (input: FuzzInput): Promise<{ status: number; text: string }> => {
+    const res = await fetch(`${base}/${input.kind}`, { method: 'POST', headers: input.headers, body: input.body });
+    return { status: res.status, text: await res.text() };
+  };
   const worker = async () => {
     while (!dead && next < list.length) {
       const input = list[next++];
-      let status = 0;
-      let text = '';
+      let answer: { status: number; text: string };
       try {
-        const res = await fetch(`${base}/${input.kind}`, { method: 'POST', headers: input.headers, body: input.body });
-        status = res.status;
-        text = await res.text();
-      } catch (err) {
-        report.findings.push(`${input.kind} request failed (${(err as Error).message}): ${short(input.body)}`);
-        if (opts.alive && !(await opts.alive())) dead = true;
-        continue;
+        answer = await send(input);
+      } catch (first) {
+        // A pooled keep-alive socket the daemon closed just as the client reused it fails without an
+        // answer (a client-side race that a loaded machine makes likely): the same input is sent once
+        // more; an input that really breaks the connection fails again and is reported.
+        try {
+          answer = await send(input);
+          report.retried++;
+        } catch (err) {
+          const cause = (err as { cause?: { code?: string; message?: string } }).cause ?? (first as { cause?: { code?: string; message?: string } }).cause;
+          report.findings.push(`${input.kind} request failed twice (${(err as Error).message}${cause ? `: ${cause.code ?? cause.message}` : ''}): ${short(input.body)}`);
+          if (opts.alive && !(await opts.alive())) dead = true;
+          continue;
+        }
       }
+      const { status, text } = answer;
       report.sent++;
       report[input.kind]++;
       bump(report.statuses, `${input.kind} ${status}`);
