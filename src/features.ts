@@ -3,6 +3,7 @@ import { capabilitiesFeature } from './features/capabilities.js';
 import { documentsFeature } from './features/documents.js';
 import { eventsFeature } from './features/events.js';
 import { mcpFeature } from './features/mcp.js';
+import { tracesFeature } from './features/traces.js';
 import type { Feature, FeatureHost } from './features/types.js';
 import type { RouteModule } from './http/app.js';
 import type { FastPath } from './http/context.js';
@@ -14,6 +15,7 @@ export const features: Feature[] = [
   actionsFeature,
   eventsFeature,
   capabilitiesFeature,
+  tracesFeature,
 ];
 
 /** Build every feature, hand its system part to the system; returns the HTTP parts. */

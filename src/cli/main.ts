@@ -41,13 +41,14 @@ export function buildProgram(): Command {
   program.command('daemon')
     .description('Run the daemon in the foreground on 127.0.0.1')
     .option('--wire <wire>', 'wire variant: agent (only agent is implemented)', 'agent')
-    .action(async (o: { wire: string }) => {
+    .option('--record <file>', 'record every command from start-up into this trace file (JSONL)')
+    .action(async (o: { wire: string; record?: string }) => {
       if (o.wire !== 'agent') {
         process.stderr.write(`loom: --wire ${o.wire} is not supported by this build (use agent)\n`);
         process.exit(2);
       }
       const { runDaemon } = await import('../main.js');
-      await runDaemon({ port: g().port, wire: 'agent' });
+      await runDaemon({ port: g().port, wire: 'agent', record: o.record });
     });
   program.command('start').description('Start the daemon in the background (idempotent)').action(() => guard(() => start(g())));
   program.command('stop').description('Stop the background daemon').action(() => guard(() => stop(g())));

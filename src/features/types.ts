@@ -13,6 +13,8 @@ export interface FeatureHost {
   agents: AgentStore;
   /** Origins accepted besides loopback (SVC_ALLOWED_ORIGINS, behaviour.md §9.2). */
   allowedOrigins: string[];
+  /** `loom daemon --record <file>`: record every command from start-up into this file (behaviour.md §14.1). */
+  recordTo?: string;
 }
 
 /**
