@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 import { mcpCli } from './mcp.js';
 import { eventCommands } from './event.js';
 import { capabilityCli } from './capability.js';
+import { replayCli } from './replay.js';
+import { traceCli } from './trace.js';
 
 /** The CLI's command tree as features see it. */
 export interface CliParts {
@@ -14,4 +16,6 @@ export const cliExtensions: Array<(parts: CliParts) => void> = [
   mcpCli,
   eventCommands,
   capabilityCli,
+  traceCli,
+  replayCli,
 ];

@@ -61,11 +61,12 @@ export function buildProgram(): Command {
 /** CLI entry: the `<topic> '<cmd>'` form, else the command tree; usage errors exit 2. */
 export async function main(argv: string[]): Promise<void> {
   const { pos, opts } = positionals(argv);
-  if (pos.length === 2 && pos[1].trimStart().startsWith('/') && !pos[0].startsWith('-')) {
+  const program = buildProgram();
+  const isSubcommand = program.commands.some((c) => c.name() === pos[0]);
+  if (pos.length === 2 && pos[1].trimStart().startsWith('/') && !pos[0].startsWith('-') && !isSubcommand) {
     await guard(() => execOnce(opts, pos[0], pos[1]));
     return;
   }
-  const program = buildProgram();
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {
