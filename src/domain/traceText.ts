@@ -154,7 +154,7 @@ export function expandPort(text: string, port: number): string {
  * paths under the temp folders given (→ `<tmp>`).
  */
 export function normalise(text: string, tmpRoots: readonly string[] = ['/tmp']): string {
-  let out = text.replace(/https?:\/\/(?:127\.0\.0\.1|localhost):(?:\{port\}|\d+)\/webhook\/[^\s"'<>)\]]+/g, '<webhook-url>');
+  let out = text.replace(/https?:\/\/(?:127\.0\.0\.1|localhost):(?:\{port\}|\d+)\/webhook\/[^\s"')\]]+/g, '<webhook-url>');
   out = out.replace(/\b(evt|cap|ins|trc)_[A-Za-z0-9_-]+/g, '$1_<id>');
   out = out.replace(/\b[0-9A-HJKMNP-TV-Z]{26}\b/g, '<ulid>');
   out = out.replace(/\b\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?/g, '<time>');
