@@ -3,7 +3,8 @@ import type { EnvEntry } from '../domain/ports.js';
 import { TRACE_FORMAT, stepLine, type TraceHeader, type TraceStep } from '../domain/trace.js';
 import { scrub, templateSet, type ScrubContext, type Secret } from '../domain/traceText.js';
 import type { IntakeEvent } from './inspection.js';
-import { execStep, usedFiles, type OutcomeEvent } from './traceSteps.js';
+import type { CommandEvent } from '../domain/ticket.js';
+import { argumentFiles, documentFile, execStep, type OutcomeEvent, type UsedFile } from './traceSteps.js';
 import { TraceWriter } from './traceWriter.js';
 
 /** One trace as GET /traces lists it (behaviour.md §14.1). */
@@ -49,6 +50,8 @@ export class TraceRecording {
   private readonly pending: Pending[] = [];
   private readonly agents = new Set<string>();
   private readonly files = new Set<string>();
+  /** File steps read when a command started, waiting for its outcome (key: agent, topic, ticket). */
+  private readonly beforeRun = new Map<string, Pending[]>();
   /** Every secret value seen while recording (value → name): values only ever join. */
   private readonly secrets = new Map<string, string>();
   private seq = 0;
@@ -92,19 +95,41 @@ export class TraceRecording {
     this.pending.push({ kind: 'agent', agentId, t });
   }
 
+  private recorded(ev: CommandEvent): boolean {
+    return this.wants(ev.agentId, ev.topic) && ev.ticket.queuedAt >= this.filter.startedAt;
+  }
+
+  /** Files not yet in this trace, read now (before a later command changes them). */
+  private fileSteps(agentId: string, files: UsedFile[], t: number): Pending[] {
+    const out: Pending[] = [];
+    for (const f of files) {
+      const key = `${agentId}\0${f.abs}`;
+      if (this.files.has(key)) continue;
+      const content = f.read();
+      if (content === undefined) continue;
+      this.files.add(key);
+      out.push({ kind: 'file', agentId, t, path: f.path, content });
+    }
+    return out;
+  }
+
+  /** A command starts: the files it names are read as they are before it runs (a replay starts from them). */
+  onStarted(ev: CommandEvent): void {
+    if (!this.recorded(ev)) return;
+    const home = this.deps.home(ev.agentId);
+    const steps = home ? this.fileSteps(ev.agentId, argumentFiles(ev.ticket.cmd, home), ev.ticket.queuedAt) : [];
+    if (steps.length > 0) this.beforeRun.set(`${ev.agentId}\0${ev.topic}\0${ev.ticket.id}`, steps);
+  }
+
   /** A command's outcome (finished or refused): recorded when it arrived after the trace started. */
   onCommand(ev: OutcomeEvent): void {
-    if (!this.wants(ev.agentId, ev.topic) || ev.ticket.queuedAt < this.filter.startedAt) return;
+    if (!this.recorded(ev)) return;
+    const key = `${ev.agentId}\0${ev.topic}\0${ev.ticket.id}`;
+    const read = this.beforeRun.get(key) ?? [];
+    this.beforeRun.delete(key);
     this.agent(ev.agentId, ev.ticket.queuedAt);
     const home = this.deps.home(ev.agentId);
-    for (const f of home ? usedFiles(ev, home) : []) {
-      const key = `${ev.agentId}\0${f.abs}`;
-      if (this.files.has(key)) continue;
-      this.files.add(key);
-      // Read now, before a later command changes it: the replay starts from this content.
-      const content = f.read();
-      if (content !== undefined) this.pending.push({ kind: 'file', agentId: ev.agentId, t: ev.ticket.queuedAt, path: f.path, content });
-    }
+    this.pending.push(...read, ...(home ? this.fileSteps(ev.agentId, documentFile(ev, home), ev.ticket.queuedAt) : []));
     const templ = templateSet(ev.ticket.cmd);
     for (const [name, value] of templ.secrets) this.secrets.set(value, name);
     this.pending.push({ kind: 'exec', ev, cmd: templ.cmd });

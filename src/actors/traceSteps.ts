@@ -53,47 +53,69 @@ export function execStep(ev: OutcomeEvent, base: { seq: number; t_ms: number; cm
   return step;
 }
 
-/** `--<field>-file <path>` arguments of a command's first line (behaviour.md §5.4), resolved against the home. */
-function fieldFiles(cmd: string, home: string): string[] {
+/** A path as a command wrote it, resolved against the home: `~`, `~/…`, absolute, or (for --x-file) relative. */
+function resolvePath(p: string, home: string, relativeOk: boolean): string | undefined {
+  if (p === '~') return home;
+  if (p.startsWith('~/')) return join(home, p.slice(2));
+  if (isAbsolute(p)) return p;
+  return relativeOk ? resolve(home, p) : undefined;
+}
+
+/**
+ * Files a command's first line names (behaviour.md §14.2 `file` steps): `--<field>-file <path>`
+ * values (§5.4: relative to the home) and every word that is a `~/…` or absolute path.
+ */
+function argumentPaths(cmd: string, home: string): string[] {
   const first = cmd.split('\n', 1)[0];
-  if (!first.includes('-file')) return [];
+  if (!first.includes('~/') && !first.includes('-file') && !first.includes(home)) return [];
   const out: string[] = [];
-  for (const m of first.matchAll(/--[A-Za-z0-9_-]+-file\s+(?:"([^"]*)"|'([^']*)'|(\S+))/g)) {
-    const p = m[1] ?? m[2] ?? m[3];
-    out.push(p === '~' ? home : p.startsWith('~/') ? join(home, p.slice(2)) : isAbsolute(p) ? p : resolve(home, p));
+  for (const m of first.matchAll(/(--[A-Za-z0-9_-]+-file\s+)?(?:"([^"]*)"|'([^']*)'|(\S+))/g)) {
+    const word = m[2] ?? m[3] ?? m[4] ?? '';
+    const abs = resolvePath(word, home, m[1] !== undefined);
+    if (abs !== undefined && (m[1] !== undefined || word.startsWith('~') || word.startsWith(home))) out.push(abs);
   }
   return out;
 }
 
-/**
- * The local files an outcome used that a replay needs (behaviour.md §14.2 `file` steps): the
- * document it shows (head.meta.uri, `file://`) and `--<field>-file` arguments. Only regular files
- * inside the home, up to TRACE_FILE_STEP_BYTES; the content as it is now (the command has just run).
- */
-export function usedFiles(ev: OutcomeEvent, home: string): Array<{ abs: string; path: string; read: () => string | undefined }> {
-  const paths: string[] = [];
-  const uri = ev.type === 'command.finished' ? ev.result.meta?.uri : undefined;
-  if (uri?.startsWith('file://')) {
-    try {
-      paths.push(fileURLToPath(uri));
-    } catch {
-      // Not a local file URL after all: nothing to keep.
-    }
-  }
-  paths.push(...fieldFiles(ev.ticket.cmd, home));
+/** A local file a trace may keep: its absolute path, its `~/…` form, and a reader. */
+export interface UsedFile {
+  abs: string;
+  path: string;
+  read(): string | undefined;
+}
+
+function underHome(paths: string[], home: string): UsedFile[] {
   return paths
     .map((abs) => ({ abs, rel: relative(home, abs) }))
     .filter(({ rel }) => rel !== '' && !rel.startsWith('..') && !isAbsolute(rel))
     .map(({ abs, rel }) => ({ abs, path: `~/${rel}`, read: () => readSmallFile(abs) }));
 }
 
+/** Files the command names, to read as they are before it runs (a /write must not see its own result). */
+export function argumentFiles(cmd: string, home: string): UsedFile[] {
+  return underHome(argumentPaths(cmd, home), home);
+}
+
+/** The local document an answer shows (head.meta.uri, `file://`): opening does not change it. */
+export function documentFile(ev: OutcomeEvent, home: string): UsedFile[] {
+  const uri = ev.type === 'command.finished' ? ev.result.meta?.uri : undefined;
+  if (!uri?.startsWith('file://')) return [];
+  try {
+    return underHome([fileURLToPath(uri)], home);
+  } catch {
+    // Not a local file URL after all: nothing to keep.
+    return [];
+  }
+}
+
+/** Regular files only, up to TRACE_FILE_STEP_BYTES; undefined for anything else (a folder, gone, unreadable). */
 function readSmallFile(abs: string): string | undefined {
   try {
     const st = statSync(abs);
     if (!st.isFile() || st.size > TRACE_FILE_STEP_BYTES) return undefined;
     return readFileSync(abs, 'utf8');
   } catch {
-    // Gone or unreadable since the command ran: the replay will show the difference.
+    // Gone or unreadable: the replay will show the difference.
     return undefined;
   }
 }

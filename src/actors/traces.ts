@@ -67,8 +67,8 @@ export class TraceService {
   private listen(): void {
     if (this.unsubscribe) return;
     const offCommands = this.system.inspection.observeCommands((ev) => {
-      if (ev.type !== 'command.finished' && ev.type !== 'command.refused') return;
-      for (const t of this.live.values()) t.onCommand(ev);
+      if (ev.type === 'command.started') for (const t of this.live.values()) t.onStarted(ev);
+      else if (ev.type === 'command.finished' || ev.type === 'command.refused') for (const t of this.live.values()) t.onCommand(ev);
     });
     const offIntake = this.system.inspection.observeIntake((ev) => {
       for (const t of this.live.values()) t.onIntake(ev);

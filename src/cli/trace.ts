@@ -29,11 +29,13 @@ export function traceCli({ program }: { program: Command }): void {
     .option('--agent <id>', 'only this agent (default: all agents)')
     .option('--topic <topic>', 'only this topic')
     .option('--note <text>', 'a note stored in the trace header')
-    .action((o: { agent?: string; topic?: string; note?: string }) => guard(async () => {
+    .option('-q, --quiet', 'print only the trace id (for id=$(loom trace start -q))')
+    .action((o: { agent?: string; topic?: string; note?: string; quiet?: boolean }) => guard(async () => {
       const agent = o.agent ?? g().agent;
       const r = await client(g(), false).startTrace({ ...(agent ? { agent_id: agent } : {}), ...(o.topic ? { topic: o.topic } : {}), ...(o.note ? { note: o.note } : {}) });
       if (r.status !== 201) return refused(g(), r.status, r.body);
-      print(g(), r.body, `Recording ${r.body.trace_id} (${r.body.agent_id ?? 'all agents'}${r.body.topic ? ` / ${r.body.topic}` : ''})\nstop with: loom trace stop ${r.body.trace_id}`);
+      if (o.quiet) process.stdout.write(`${r.body.trace_id}\n`);
+      else print(g(), r.body, `Recording ${r.body.trace_id} (${r.body.agent_id ?? 'all agents'}${r.body.topic ? ` / ${r.body.topic}` : ''})\nstop with: loom trace stop ${r.body.trace_id}`);
       return 0;
     }));
   trace.command('stop <id>')

@@ -152,6 +152,13 @@ export class LoomClient {
     return { status: 200, text, isError: parsed?.result?.isError === true };
   }
 
+  /** `tools/list` through POST /mcp: the tool names (also loads the daemon's MCP server, which it does on first use). */
+  async mcpTools(): Promise<string[]> {
+    const res = await this.request('POST', '/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { Accept: 'application/json, text/event-stream' });
+    const body = (await res.json().catch(() => ({}))) as { result?: { tools?: Array<{ name: string }> } };
+    return body.result?.tools?.map((t) => t.name) ?? [];
+  }
+
   /** POST /webhook/{token} with a text body, by the URL GET /agents/{id}/webhook gave (spec §4.4). */
   async postWebhook(url: string, text: string): Promise<{ status: number; body: string }> {
     let res: Response;

@@ -164,3 +164,23 @@ export function normalise(text: string, tmpRoots: readonly string[] = ['/tmp']):
   }
   return out;
 }
+
+const ID_RE = /\b(?:evt|cap|ins|trc)_[A-Za-z0-9_-]+/g;
+
+/**
+ * Ids a replay meets again under new names (behaviour.md §14.3 normalises them when comparing; a
+ * later command that names one, `/events.read evt_…`, needs today's): the ids of an expected and an
+ * actual answer paired in order, when both name the same number of ids.
+ */
+export function learnIds(expected: string | undefined, actual: string | undefined, into: Map<string, string>): void {
+  if (expected === undefined || actual === undefined || !expected.includes('_') || !actual.includes('_')) return;
+  const a = expected.match(ID_RE) ?? [];
+  const b = actual.match(ID_RE) ?? [];
+  if (a.length !== b.length) return;
+  a.forEach((id, i) => { if (id !== b[i]) into.set(id, b[i]); });
+}
+
+/** A command with the recorded ids it names replaced by today's (see learnIds). */
+export function mapIds(text: string, ids: ReadonlyMap<string, string>): string {
+  return ids.size === 0 || !text.includes('_') ? text : text.replace(ID_RE, (id) => ids.get(id) ?? id);
+}

@@ -1,7 +1,7 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { DaemonUnreachable, LoomClient } from '../client/index.js';
 import { stepLine, TraceFormatError, parseTrace, type Trace } from '../domain/trace.js';
-import { envRefs, type Secret } from '../domain/traceText.js';
+import { envRefs, mapIds, type Secret } from '../domain/traceText.js';
 import { DaemonStartError, startFreshDaemon, type FreshDaemon } from './daemon.js';
 import type { ReplayOptions } from './options.js';
 import { stepJson, stepText, summarise, summaryLine } from './report.js';
@@ -34,7 +34,7 @@ function target(url: string, opts: ReplayOptions, trace: Trace, env: ReplayIo['e
   const homes = new Map<string, Promise<string>>();
   const client = new LoomClient(url);
   return {
-    url, port: Number(new URL(url).port || 80), lookup, secrets,
+    url, port: Number(new URL(url).port || 80), lookup, secrets, ids: new Map(),
     agentHome(agentId) {
       let home = homes.get(agentId);
       if (!home) {
@@ -51,11 +51,13 @@ function target(url: string, opts: ReplayOptions, trace: Trace, env: ReplayIo['e
 }
 
 /** `--update`: the actual answers become the expectations; the file is replaced atomically. */
-function update(file: string, text: string, trace: Trace, results: StepResult[]): number {
+function update(file: string, text: string, trace: Trace, results: StepResult[], ids: ReadonlyMap<string, string>): number {
   let n = 0;
   for (const r of results) {
     if (!r.actual || (r.step.kind !== 'exec' && r.step.kind !== 'webhook')) continue;
     r.step.expect = r.actual;
+    // The new expectations name today's ids; so must the commands that use them.
+    if (r.step.kind === 'exec') r.step.cmd = mapIds(r.step.cmd, ids);
     n++;
   }
   const header = trace.header ? [text.split('\n').find((l) => l.trim() !== '') as string] : [];
@@ -93,9 +95,16 @@ export async function replay(opts: ReplayOptions, io: ReplayIo): Promise<number>
   const manyAgents = new Set(trace.steps.flatMap(({ step }) => ('agent_id' in step ? [opts.agentMap.get(step.agent_id) ?? step.agent_id] : []))).size > 1;
   let conn: { url: string; daemon?: FreshDaemon } | undefined;
   let results: StepResult[];
+  let t: Target;
   try {
     conn = await connect(opts);
-    const t = target(conn.url, opts, trace, io.env);
+    t = target(conn.url, opts, trace, io.env);
+    // Every agent first: a registration in the middle of a timed run would hold its steps back together.
+    const agents = new Set(trace.steps.flatMap(({ step }) => ('agent_id' in step ? [opts.agentMap.get(step.agent_id) ?? step.agent_id] : [])));
+    await Promise.all([...agents].map((a) => t.agentHome(a).catch(() => undefined)));
+    // The daemon loads its MCP server on the first /mcp request; loaded now, it does not shift the timeline.
+    const mcp = trace.steps.find(({ step }) => step.kind === 'exec' && step.via === 'mcp')?.step;
+    if (mcp && 'agent_id' in mcp) await new LoomClient(conn.url, opts.agentMap.get(mcp.agent_id) ?? mcp.agent_id).mcpTools();
     results = await runSteps(trace.steps, { target: t, agentMap: opts.agentMap, speed: opts.speed }, (r) => io.out(opts.json ? JSON.stringify(stepJson(r)) : stepText(r, manyAgents)));
   } catch (err) {
     if (err instanceof DaemonUnreachable || err instanceof DaemonStartError) {
@@ -107,7 +116,7 @@ export async function replay(opts: ReplayOptions, io: ReplayIo): Promise<number>
     await conn?.daemon?.stop();
   }
   const summary = summarise(results);
-  const updated = opts.update ? update(opts.file, text, trace, results) : undefined;
+  const updated = opts.update ? update(opts.file, text, trace, results, t.ids) : undefined;
   if (opts.json) io.out(JSON.stringify({ summary: { ...summary, ...(updated !== undefined ? { updated } : {}) } }));
   else {
     io.out(summaryLine(summary));

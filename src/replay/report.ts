@@ -45,6 +45,7 @@ export function stepJson(r: StepResult): Record<string, unknown> {
     ...('agent_id' in s ? { agent_id: r.agentId } : {}),
     ...(s.kind === 'exec' ? { via: s.via, topic: s.topic, cmd: cmdDisplay(s.cmd) } : {}),
     ...(s.kind === 'file' ? { path: s.path } : {}),
+    ...(r.actual?.status !== undefined ? { status: r.actual.status } : {}),
     ...(r.diff ? { diff: r.diff } : {}),
     ...(r.message ? { message: r.message } : {}),
     ms: Math.round(r.ms * 10) / 10,

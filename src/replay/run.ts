@@ -1,5 +1,6 @@
 import { tmpdir } from 'node:os';
 import type { Expect, ParsedStep, TraceStep } from '../domain/trace.js';
+import { learnIds } from '../domain/traceText.js';
 import { compareAnswer } from './compare.js';
 import { NotSent, sendExec, sendWebhook, writeFileStep, type Target } from './send.js';
 
@@ -43,6 +44,7 @@ async function runStep(step: TraceStep, agentMap: Map<string, string>, target: T
       default: {
         const actual = step.kind === 'exec' ? await sendExec(step, agentId, target) : await sendWebhook(step, agentId, target);
         if (!step.expect) return done({ verdict: 'not_compared', actual });
+        learnIds(step.expect.content, actual.content, target.ids);
         const diff = compareAnswer(step.seq, step.expect, actual, TMP_ROOTS);
         return done({ verdict: diff === null ? 'matched' : 'differed', actual, ...(diff !== null ? { diff } : {}) });
       }

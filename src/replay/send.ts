@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { LoomClient } from '../client/index.js';
 import { cmdDisplay, contentBody, contentString } from '../domain/output.js';
 import type { ExecStep, Expect, FileStep, WebhookStep } from '../domain/trace.js';
-import { expandEnvRefs, expandPort, scrub, type Secret } from '../domain/traceText.js';
+import { expandEnvRefs, expandPort, mapIds, scrub, type Secret } from '../domain/traceText.js';
 
 /** Where a replay sends its steps. */
 export interface Target {
@@ -13,6 +13,8 @@ export interface Target {
   lookup(name: string): string | undefined;
   /** Every value the trace refers to as `${env:NAME}` that the replay knows (scrubbed from answers). */
   secrets: Secret[];
+  /** Recorded id → the id this replay got in its place (evt_…, cap_…): put into later commands. */
+  ids: Map<string, string>;
   /** The (mapped) agent's home, registering the agent if missing. */
   agentHome(agentId: string): Promise<string>;
 }
@@ -42,7 +44,7 @@ function mcpAnswer(text: string, isError: boolean): Expect {
 export async function sendExec(step: ExecStep, agentId: string, target: Target): Promise<Expect> {
   const home = await target.agentHome(agentId);
   const withValues = expandEnvRefs(step.cmd, target.lookup);
-  const cmd = expand(step.cmd, target);
+  const cmd = mapIds(expand(step.cmd, target), target.ids);
   const client = new LoomClient(target.url, agentId);
   let actual: Expect;
   if (step.via === 'mcp') {
