@@ -28,7 +28,8 @@ function traceTexts(trace: Trace): string[] {
 }
 
 function target(url: string, opts: ReplayOptions, trace: Trace, env: ReplayIo['env']): Target {
-  const lookup = (name: string) => opts.values.get(name) ?? env[name];
+  // An empty environment variable counts as unset (as `${NAME:?}` in a shell); `--set NAME=` is an empty value.
+  const lookup = (name: string) => opts.values.get(name) ?? (env[name] === '' ? undefined : env[name]);
   const names = [...new Set(traceTexts(trace).flatMap(envRefs))];
   const secrets = names.flatMap((n): Secret[] => { const v = lookup(n); return v === undefined ? [] : [[n, v]]; });
   const homes = new Map<string, Promise<string>>();

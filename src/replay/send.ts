@@ -59,7 +59,16 @@ export async function sendExec(step: ExecStep, agentId: string, target: Target):
       actual.content = changed ? contentString(cmdDisplay(step.cmd), step.request_id ?? null, contentBody(r.content)) : r.content;
     }
   }
-  return scrubAnswer(actual, { home, port: target.port, secrets: target.secrets });
+  const answer = scrubAnswer(actual, { home, port: target.port, secrets: target.secrets });
+  // Run as another agent (--agent-map): its name in the answers reads as the recorded one.
+  if (agentId !== step.agent_id && answer.content !== undefined) answer.content = renameAgent(answer.content, agentId, step.agent_id);
+  return answer;
+}
+
+const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+function renameAgent(text: string, from: string, to: string): string {
+  return text.replace(new RegExp(`(?<![A-Za-z0-9._-])${escapeRe(from)}(?![A-Za-z0-9_-])`, 'g'), to);
 }
 
 function scrubAnswer(a: Expect, ctx: Parameters<typeof scrub>[1]): Expect {
