@@ -1,8 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LoomClient } from '../../src/client/index.js';
 import { freePort, runCli, startDaemon, tempDir, type RunningDaemon } from '../helpers/daemon.js';
+
+// Each replay starts a fresh daemon of its own: seconds each on a busy machine.
+jest.setTimeout(180000);
 
 /*
  * loom replay (behaviour.md §14.3), black box: traces recorded by the built daemon are replayed by the
