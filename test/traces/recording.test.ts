@@ -159,6 +159,23 @@ describe('POST/GET/DELETE /traces (behaviour.md §14.1)', () => {
   });
 });
 
+describe('active traces are limited', () => {
+  it('when 32 traces record, then one more is 429 and nothing starts; stopping one frees a place', async () => {
+    const app = await startApp();
+    try {
+      const ids: string[] = [];
+      for (let i = 0; i < 32; i++) ids.push(await start(app, {}));
+      const r = await call(app.base, 'POST', '/traces', { body: {} });
+      expect(r).toMatchObject({ status: 429, body: { error: 'Too many active traces (32); stop one with DELETE /traces/<id>' } });
+      expect((await call(app.base, 'GET', '/traces')).body.traces).toHaveLength(32);
+      await call(app.base, 'DELETE', `/traces/${ids[0]}`);
+      expect((await call(app.base, 'POST', '/traces', { body: {} })).status).toBe(201);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 describe('traces across restarts', () => {
   it('a trace file from an earlier run is listed as stopped and readable; trace files are 0600', async () => {
     const first = await startApp({ memory: false });
