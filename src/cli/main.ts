@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 import { CommanderError, type Command } from 'commander';
-import { HUB_NAMES } from '../domain/topic.js';
 import { guard, UsageError, type GlobalOpts } from './common.js';
 import { execForm } from './exec.js';
 import { buildProgram } from './program.js';
@@ -54,6 +53,13 @@ function distance(a: string, b: string): number {
   return d[a.length][b.length];
 }
 
+/**
+ * Subcommands whose first argument may be an absolute path: `loom install /srv/apps/weather` (or an
+ * unquoted `~/apps/weather`, which the shell expands to one) installs it; it is not a command for a
+ * topic named `install`. Likewise `loom replay /tmp/t.jsonl` replays that file (behaviour.md §14.3).
+ */
+const PATH_FIRST = new Set(['install', 'replay']);
+
 /** Subcommand names of the program (with `help`). */
 const subcommands = (program: Command): string[] => [...program.commands.map((c) => c.name()), 'help'];
 
@@ -81,7 +87,7 @@ async function runProgram(program: Command, argv: string[]): Promise<void> {
 
 /**
  * CLI entry (behaviour.md §2.13): `loom [options] <topic> <command…>` when the first word is not a
- * subcommand (or is one that is also a hub topic, `agent` and `event`, followed by a slash command
+ * subcommand (or is one, such as the hub topics `agent` and `event`, followed by a slash command
  * or `-`); otherwise the command tree.
  */
 export async function main(argv: string[]): Promise<void> {
@@ -92,11 +98,8 @@ export async function main(argv: string[]): Promise<void> {
   const word = argv[lead.at];
   const rest = argv.slice(lead.at + 1);
   const next = rest[0];
-  const slashOrStdin = next !== undefined && (next.startsWith('/') || next === '-');
-  // Only a subcommand that is also a hub topic (agent, event) yields to a slash command after it:
-  // `loom replay /tmp/t.jsonl` is the replay command with an absolute path.
-  const hub = (HUB_NAMES as readonly string[]).includes(word);
-  if (subcommands(program).includes(word) && (!slashOrStdin || !hub)) return runProgram(program, argv);
+  const slashOrStdin = next !== undefined && (next.startsWith('/') || next === '-') && !PATH_FIRST.has(word);
+  if (subcommands(program).includes(word) && !slashOrStdin) return runProgram(program, argv);
   return guard(lead.opts, async () => {
     if (next === '--help' || next === '-h') {
       program.outputHelp();

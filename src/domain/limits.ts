@@ -61,3 +61,15 @@ export const TRACE_FILE_STEP_BYTES = 1048576;
 export const TRACE_FILE_MAX_BYTES = 256 * 1024 * 1024;
 /** behaviour.md §14.1 (chosen here): POST /traces `note` length. */
 export const TRACE_NOTE_CHARS = 1000;
+/** behaviour.md §1.8 / §7.4: most files of a package (manifest entries, folder and GitHub files). */
+export const INSTALL_MAX_FILES = 500;
+/** behaviour.md §1.8 / §7.4: largest file of a package (manifest documents too), inclusive. */
+export const INSTALL_FILE_BYTES = 5 * 1024 * 1024;
+/** behaviour.md §1.8 / §7.4: largest package, all files together, inclusive. */
+export const INSTALL_TOTAL_BYTES = 50 * 1024 * 1024;
+/** behaviour.md §1.8: every install fetch (manifest, files, GitHub API) times out after this. */
+export const INSTALL_FETCH_TIMEOUT_MS = 30000;
+/** behaviour.md §1.8: redirects followed per fetch. */
+export const INSTALL_MAX_REDIRECTS = 5;
+/** behaviour.md §7.3: deepest GitHub folder listed below the package root. */
+export const GITHUB_MAX_DEPTH = 8;
