@@ -1,5 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { WIRES, isWireName, type WireName } from './domain/wire.js';
 
 /** Daemon settings from the environment (behaviour.md §1.1). */
 export interface DaemonConfig {
@@ -8,16 +9,24 @@ export interface DaemonConfig {
   role: string;
   label: string;
   allowedOrigins: string[];
-  wire: 'agent' | 'user';
+  wire: WireName;
 }
 
 /** A configuration error: the process exits 2 with this message on stderr. */
 export class ConfigError extends Error {}
 
-/** Read and validate the configuration (behaviour.md §1.1); `portOverride` is `--port`. */
-export function loadConfig(env: NodeJS.ProcessEnv, opts: { portOverride?: string; wire?: 'agent' | 'user' } = {}): DaemonConfig {
-  const wire = opts.wire ?? 'agent';
-  const rawPort = opts.portOverride ?? env.SVC_PORT ?? (wire === 'user' ? '3100' : '3923');
+/**
+ * Read and validate the configuration (behaviour.md §1.1); `portOverride` is `--port`, `wire` is
+ * `--wire` (either wins over its variable). The wire comes first: it decides the default port
+ * (3923 agent, 3100 user; behaviour.md §11).
+ */
+export function loadConfig(env: NodeJS.ProcessEnv, opts: { portOverride?: string; wire?: string } = {}): DaemonConfig {
+  const rawWire = opts.wire ?? (env.SVC_WIRE !== undefined && env.SVC_WIRE !== '' ? env.SVC_WIRE : 'agent');
+  if (!isWireName(rawWire)) {
+    throw new ConfigError(opts.wire !== undefined ? `loom: invalid --wire "${rawWire}" (use agent or user)` : `loom: invalid SVC_WIRE "${rawWire}" (use agent or user)`);
+  }
+  const wire = rawWire;
+  const rawPort = opts.portOverride ?? env.SVC_PORT ?? String(WIRES[wire].defaultPort);
   const port = Number(rawPort);
   if (!/^\d+$/.test(rawPort) || port < 1 || port > 65535) throw new ConfigError(`loom: invalid SVC_PORT "${rawPort}"`);
   const role = env.SVC_ROLE ?? 'agent-host';

@@ -13,6 +13,7 @@ import { FileEnvStore } from './stores/envStore.js';
 import { EmptyPackageRegistry } from './stores/packages.js';
 import { VERSION } from './version.js';
 import { installFeatures } from './features.js';
+import { WIRES } from './domain/wire.js';
 
 /** A composed daemon: system and app, not yet listening. */
 export interface Composition {
@@ -26,17 +27,21 @@ export interface Composition {
 /**
  * Compose the daemon from its configuration (architecture.md: main.ts is the composition root).
  * `memory` uses an in-memory agent registry (contract tests); the env store still needs a folder.
+ * The configured wire (behaviour.md §11) picks the registry file and state folder, the queue limits,
+ * the command words and features that exist, and the edges of the app; the runtime is the same.
  */
 export async function compose(config: DaemonConfig, opts: { clock?: Clock; memory?: boolean; onShutdown?: () => void; queue?: { max: number; waitMs: number } } = {}): Promise<Composition> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   let port = config.port;
   const clock = opts.clock ?? systemClock;
   const info: DaemonInfo = { version: VERSION, role: config.role, label: config.label, wire: config.wire, startedAt: clock.now(), port: () => port, dataDir: config.dataDir };
-  const agents = opts.memory ? LowAgentStore.memory() : await LowAgentStore.open(config.dataDir);
-  const registry = buildRegistry();
-  const system = new LoomSystem({ info, clock, agents, env: new FileEnvStore(config.dataDir), packages: new EmptyPackageRegistry(), registry, queue: opts.queue });
-  const { routes, fastPaths } = await installFeatures({ system, info, clock, agents, allowedOrigins: config.allowedOrigins });
-  const ctx: AppContext = { system, allowedOrigins: config.allowedOrigins, onShutdown: opts.onShutdown ?? (() => undefined), fastPaths };
+  const wire = WIRES[config.wire];
+  const agents = opts.memory ? LowAgentStore.memory() : await LowAgentStore.open(config.dataDir, wire.registryFile, wire.listField);
+  const registry = buildRegistry(wire);
+  const env = new FileEnvStore(config.dataDir, wire.stateRoot);
+  const system = new LoomSystem({ info, clock, agents, env, packages: new EmptyPackageRegistry(), registry, queue: opts.queue });
+  const { routes, fastPaths } = await installFeatures({ system, info, clock, agents, allowedOrigins: config.allowedOrigins }, wire);
+  const ctx: AppContext = { system, wire, allowedOrigins: config.allowedOrigins, onShutdown: opts.onShutdown ?? (() => undefined), fastPaths };
   const app = createApp(ctx, routes);
   return { system, ctx, app, setPort: (p) => { port = p; } };
 }

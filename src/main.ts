@@ -8,7 +8,7 @@ import { SHUTDOWN_GRACE_MS } from './domain/limits.js';
  * open the registries (exit 1 when unreadable), listen on 127.0.0.1 (exit 1 when the port is in
  * use), print the ready line, and stop cleanly on SIGINT, SIGTERM or POST /shutdown (exit 0).
  */
-export async function runDaemon(opts: { port?: string; wire?: 'agent' | 'user' } = {}): Promise<void> {
+export async function runDaemon(opts: { port?: string; wire?: string } = {}): Promise<void> {
   let config;
   try {
     config = loadConfig(process.env, { portOverride: opts.port, wire: opts.wire });

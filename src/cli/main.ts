@@ -40,14 +40,10 @@ export function buildProgram(): Command {
   const g = () => program.opts<GlobalOpts>();
   program.command('daemon')
     .description('Run the daemon in the foreground on 127.0.0.1')
-    .option('--wire <wire>', 'wire variant: agent (only agent is implemented)', 'agent')
-    .action(async (o: { wire: string }) => {
-      if (o.wire !== 'agent') {
-        process.stderr.write(`loom: --wire ${o.wire} is not supported by this build (use agent)\n`);
-        process.exit(2);
-      }
+    .option('--wire <wire>', 'wire variant: agent, or user for 0.1-era clients (default: $SVC_WIRE, else agent)')
+    .action(async (o: { wire?: string }) => {
       const { runDaemon } = await import('../main.js');
-      await runDaemon({ port: g().port, wire: 'agent' });
+      await runDaemon({ port: g().port, wire: o.wire });
     });
   program.command('start').description('Start the daemon in the background (idempotent)').action(() => guard(() => start(g())));
   program.command('stop').description('Stop the background daemon').action(() => guard(() => stop(g())));

@@ -3,6 +3,8 @@ import { fail, joinLines, type CommandResult } from '../domain/result.js';
 import { cleanOutput, runOneShot } from '../effects/oneShot.js';
 import type { Command, CommandContext } from './types.js';
 import { displayPath } from './format.js';
+import { idEnvName } from '../domain/wire.js';
+import { wireOf } from './wire.js';
 
 /** Parse `[--timeout <s>] <text>` (behaviour.md §8.1): --timeout only as the first token; `--` passes the rest literally. */
 export function parseExecArgs(args: string, body: string): { ok: true; timeoutS: number; text: string } | { ok: false; result: CommandResult } {
@@ -27,7 +29,7 @@ export function execEnv(ctx: CommandContext): NodeJS.ProcessEnv {
   return {
     ...process.env,
     HOME: ctx.agent.home,
-    LOOM_AGENT_ID: ctx.agent.id,
+    [idEnvName(wireOf(ctx))]: ctx.agent.id,
     LOOM_TOPIC: ctx.session.ref.topic,
     LOOM_HOME: ctx.agent.home,
     LOOM_USER_HOME: process.env.HOME ?? '',

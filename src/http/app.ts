@@ -21,7 +21,8 @@ export function createApp(ctx: AppContext, extra: RouteModule[] = []): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(cors('Content-Type, X-Agent-Id'));
+  // spec §4 (`X-Agent-Id`), behaviour.md §11 (`X-User-Id`): the wire's identity header.
+  app.use(cors(`Content-Type, ${ctx.wire.header}`));
   app.use(hostOriginGuard(ctx.allowedOrigins));
   app.use(preflight);
   for (const mount of [...routeModules, ...extra]) mount(app, ctx);

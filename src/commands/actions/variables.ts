@@ -2,6 +2,8 @@ import { dirname } from 'node:path';
 import { topicScope } from '../../domain/topic.js';
 import type { LoadedDocument } from '../docContract.js';
 import type { CommandContext } from '../types.js';
+import { idEnvName } from '../../domain/wire.js';
+import { wireOf } from '../wire.js';
 
 /**
  * `$NAME` resolution and the CLI environment of actions (spec §4.12; behaviour.md §4.6, §4.8, §6.3,
@@ -14,11 +16,11 @@ export function actionDir(ctx: CommandContext, loaded: LoadedDocument): string {
   return loaded.dir ?? (loaded.path ? dirname(loaded.path) : ctx.agent.home);
 }
 
-/** The extra environment of behaviour.md §4.6 (`HOME` = agent home, `LOOM_*`). */
+/** The extra environment of behaviour.md §4.6 (`HOME` = agent home, `LOOM_*`; `LOOM_USER_ID` on the user wire, §11). */
 export function extraEnv(ctx: CommandContext, loaded: LoadedDocument): Record<string, string> {
   return {
     HOME: ctx.agent.home,
-    LOOM_AGENT_ID: ctx.agent.id,
+    [idEnvName(wireOf(ctx))]: ctx.agent.id,
     LOOM_TOPIC: ctx.session.ref.topic,
     LOOM_HOME: ctx.agent.home,
     LOOM_DOC: loaded.path ?? loaded.uri,

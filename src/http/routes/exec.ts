@@ -1,29 +1,32 @@
 import type { Express } from 'express';
 import { LoomError } from '../../domain/errors.js';
 import { parseRequestId } from '../../domain/output.js';
-import { parseTopic } from '../../domain/topic.js';
+import { headerRequired, parseWireTopic, unknownIdentity, wireHead } from '../../domain/wire.js';
 import type { AppContext } from '../context.js';
 import { readJsonObject } from '../body.js';
-import { agentHeader, route } from '../route.js';
+import { identityHeader, route } from '../route.js';
 import { streamCommand } from '../sse.js';
 
-/** POST /exec (spec §4.7; behaviour.md §9.4 check order): validate, submit to the topic, stream its events. */
+/**
+ * POST /exec (spec §4.7; behaviour.md §9.4 check order): validate, submit to the topic, stream its
+ * events — with the wire's identity header, topic grammar and head field (behaviour.md §11).
+ */
 export function mountExec(app: Express, ctx: AppContext): void {
-  const { system } = ctx;
+  const { system, wire } = ctx;
   route(app, '/exec', {
     POST: async (req, res) => {
-      const agentId = agentHeader(req);
-      if (agentId === undefined) throw new LoomError(400, 'X-Agent-Id header required');
-      if (!system.hasAgent(agentId)) throw new LoomError(401, `Unknown agent: ${agentId}`);
+      const agentId = identityHeader(req, wire);
+      if (agentId === undefined) throw new LoomError(400, headerRequired(wire));
+      if (!system.hasAgent(agentId)) throw new LoomError(401, unknownIdentity(wire, agentId));
       const body = await readJsonObject(req, 'Invalid JSON body — expected {"cmd": "/…", "topic": "…"}');
       const cmd = typeof body.cmd === 'string' ? body.cmd.trim() : '';
       if (cmd === '') throw new LoomError(400, 'Empty command — provide a non-empty "cmd"');
       if (!cmd.startsWith('/')) throw new LoomError(400, 'Command must start with /');
       if (body.topic === undefined || body.topic === null) throw new LoomError(400, 'topic required');
-      const ref = parseTopic(body.topic);
+      const ref = parseWireTopic(wire, body.topic);
       if (!ref) throw new LoomError(400, `Invalid topic: ${String(body.topic)}`);
       const requestId = parseRequestId(body.request_id);
-      await streamCommand(res, { submit: (listener) => system.submit({ agentId, ref, cmd, requestId, via: 'exec' }, listener) });
+      await streamCommand(res, { submit: (listener) => system.submit({ agentId, ref, cmd, requestId, via: 'exec' }, listener) }, (head) => wireHead(wire, head));
     },
   });
 }
