@@ -1,4 +1,5 @@
 import { SseParser, type SseEvent } from './sse.js';
+import { WIRES, isWireName, type WireDescription, type WireName } from '../domain/wire.js';
 
 export { SseParser, type SseEvent };
 
@@ -8,7 +9,9 @@ export interface ExecHead {
   code: string | null;
   cmd: string;
   request_id: string | null;
+  /** Agent wire; the user wire sends `user_id` instead (behaviour.md §11). */
   agent_id: string;
+  user_id?: string;
   topic: string;
   topic_type: string;
   meta: { uri: string; title: string | null; current_block: string | null } | null;
@@ -44,18 +47,51 @@ export function stripReLine(content: string): string {
   return i < 0 ? '' : content.slice(i + 1);
 }
 
+/** One registered identity as `GET /agents` (or `GET /users`) lists it. */
+export interface IdentitySummary {
+  id: string;
+  home: string;
+  allowedPaths: string[];
+  createdAt: string;
+}
+
 /**
- * A typed client for Loom's wire protocol v0.1 (agent wire). Used by the CLI, the MCP stdio bridge,
- * benchmarks and tests; it never imports server code.
+ * A typed client for Loom's wire protocol v0.1, agent wire or the earlier user wire (spec §9;
+ * behaviour.md §11): the wire description gives the identity header, resource and field names.
+ * Used by the CLI, the MCP stdio bridge, benchmarks and tests; it never imports server code.
  */
 export class LoomClient {
-  constructor(readonly baseUrl: string, readonly agentId?: string) {}
+  readonly wire: WireDescription;
+
+  constructor(readonly baseUrl: string, readonly agentId?: string, wire: WireName | WireDescription = 'agent') {
+    this.wire = typeof wire === 'string' ? WIRES[wire] : wire;
+  }
+
+  /**
+   * The wire a daemon serves, read from `GET /describe` (spec §9: clients detect features through
+   * /describe). A daemon without a `wire` field is the agent wire.
+   */
+  static async detectWire(baseUrl: string): Promise<WireName> {
+    const d = await new LoomClient(baseUrl).describe();
+    const wire = (d.body as { wire?: unknown }).wire;
+    return isWireName(wire) ? wire : 'agent';
+  }
+
+  /** A client for the wire the daemon at `baseUrl` serves. */
+  static async connect(baseUrl: string, id?: string): Promise<LoomClient> {
+    return new LoomClient(baseUrl, id, await LoomClient.detectWire(baseUrl));
+  }
+
+  /** A client of the same daemon and wire acting as another identity. */
+  as(id: string | undefined): LoomClient {
+    return new LoomClient(this.baseUrl, id, this.wire);
+  }
 
   private async request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
     try {
       return await fetch(this.baseUrl + path, {
         method,
-        headers: { ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...(this.agentId ? { 'X-Agent-Id': this.agentId } : {}), ...headers },
+        headers: { ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...(this.agentId ? { [this.wire.header]: this.agentId } : {}), ...headers },
         body: body !== undefined ? JSON.stringify(body) : undefined,
       });
     } catch (err) {
@@ -69,14 +105,21 @@ export class LoomClient {
     return { status: res.status, body: (text ? JSON.parse(text) : {}) as T };
   }
 
-  health() { return this.json<{ ok: boolean; agents: number; sessions: number }>('GET', '/health'); }
+  health() { return this.json<{ ok: boolean; agents: number; users?: number; sessions: number }>('GET', '/health'); }
   describe() { return this.json<Record<string, unknown>>('GET', '/describe'); }
   shutdown() { return this.json<{ ok: boolean; message: string }>('POST', '/shutdown'); }
-  listAgents() { return this.json<{ agents: Array<{ id: string; home: string; allowedPaths: string[]; createdAt: string }> }>('GET', '/agents'); }
-  registerAgent(input: Record<string, unknown>) { return this.json<Record<string, unknown>>('POST', '/agents', input); }
-  deleteAgent(id: string) { return this.json<Record<string, unknown>>('DELETE', `/agents/${encodeURIComponent(id)}`); }
-  listSessions(agentId?: string) { return this.json<{ sessions: unknown[] }>('GET', `/sessions${agentId ? `?agent_id=${encodeURIComponent(agentId)}` : ''}`); }
-  openSession(agentId: string, topic: string) { return this.json<Record<string, unknown>>('POST', '/sessions', { agent_id: agentId, topic }); }
+  /** GET /agents (agent wire). */
+  listAgents() { return this.json<{ agents: IdentitySummary[] }>('GET', '/agents'); }
+  /** GET /agents or GET /users: the registered identities of either wire. */
+  async identities(): Promise<{ status: number; list: IdentitySummary[] }> {
+    const r = await this.json<Record<string, IdentitySummary[] | undefined>>('GET', this.wire.resource);
+    return { status: r.status, list: r.body[this.wire.listField] ?? [] };
+  }
+  /** POST /agents (POST /users on the user wire: `{id, home}` both required). */
+  registerAgent(input: Record<string, unknown>) { return this.json<Record<string, unknown>>('POST', this.wire.resource, input); }
+  deleteAgent(id: string) { return this.json<Record<string, unknown>>('DELETE', `${this.wire.resource}/${encodeURIComponent(id)}`); }
+  listSessions(agentId?: string) { return this.json<{ sessions: unknown[] }>('GET', `/sessions${agentId ? `?${this.wire.idField}=${encodeURIComponent(agentId)}` : ''}`); }
+  openSession(agentId: string, topic: string) { return this.json<Record<string, unknown>>('POST', '/sessions', { [this.wire.idField]: agentId, topic }); }
   closeSession(agentId: string, topic: string) { return this.json<Record<string, unknown>>('DELETE', `/sessions/${encodeURIComponent(agentId)}/${encodeURIComponent(topic)}`); }
   webhook(agentId: string, rotate = false) { return this.json<{ agent_id: string; webhook_url: string }>(rotate ? 'POST' : 'GET', `/agents/${encodeURIComponent(agentId)}/webhook`); }
   mintCapability(spec: Record<string, unknown>) { return this.json<Record<string, unknown>>('POST', '/capabilities', spec); }
