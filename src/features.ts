@@ -6,6 +6,7 @@ import { mcpFeature } from './features/mcp.js';
 import type { Feature, FeatureHost } from './features/types.js';
 import type { RouteModule } from './http/app.js';
 import type { FastPath } from './http/context.js';
+import type { UpgradeHandler } from './http/upgrade.js';
 import type { Surface, WireDescription } from './domain/wire.js';
 
 /** The features of this build, in order. Each later issue adds one line here. */
@@ -25,9 +26,10 @@ export const features: Feature[] = [
 const SURFACES = new Map<Feature, Surface>([[mcpFeature, 'mcp'], [eventsFeature, 'events'], [capabilitiesFeature, 'capabilities']]);
 
 /** Build every feature the wire serves, hand its system part to the system; returns the HTTP parts. */
-export async function installFeatures(host: FeatureHost, wire: WireDescription): Promise<{ routes: RouteModule[]; fastPaths: FastPath[] }> {
+export async function installFeatures(host: FeatureHost, wire: WireDescription): Promise<{ routes: RouteModule[]; fastPaths: FastPath[]; upgrades: Map<string, UpgradeHandler> }> {
   const routes: RouteModule[] = [];
   const fastPaths: FastPath[] = [];
+  const upgrades = new Map<string, UpgradeHandler>();
   for (const f of features) {
     const surface = SURFACES.get(f);
     if (surface !== undefined && !wire.surfaces.includes(surface)) continue;
@@ -35,6 +37,7 @@ export async function installFeatures(host: FeatureHost, wire: WireDescription):
     host.system.install(c);
     routes.push(...(c.routes ?? []));
     fastPaths.push(...(c.fastPaths ?? []));
+    for (const [path, handler] of Object.entries(c.upgrades ?? {})) upgrades.set(path, handler);
   }
-  return { routes, fastPaths };
+  return { routes, fastPaths, upgrades };
 }

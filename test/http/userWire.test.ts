@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { call, raw, startApp, type TestApp } from '../helpers/app.js';
@@ -219,6 +220,20 @@ describe('row "CORS": Content-Type, X-User-Id', () => {
     const r = await raw(t.port, { method, path });
     expect(r.status).toBe(status);
     expect(r.headers).toMatchObject(CORS);
+  });
+
+  it('a refused HTTP upgrade carries them too (404: the user wire has no upgrade route)', async () => {
+    const answer = await new Promise<string>((resolve, reject) => {
+      const s = connect(t.port, '127.0.0.1');
+      let got = '';
+      s.on('data', (d) => { got += d.toString('latin1'); });
+      s.on('close', () => resolve(got));
+      s.on('error', reject);
+      s.write('GET /inspect/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n');
+    });
+    expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 404 Not Found');
+    expect(answer).toContain('\r\nAccess-Control-Allow-Headers: Content-Type, X-User-Id\r\n');
+    expect(answer.endsWith('{"error":"Not found: GET /inspect/ws"}')).toBe(true);
   });
 
   it('the /exec stream and the OPTIONS preflight carry them too', async () => {
