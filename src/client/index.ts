@@ -55,16 +55,33 @@ export interface IdentitySummary {
   createdAt: string;
 }
 
+/** A request in the form of a wire: path and JSON body. */
+type Build = (w: WireDescription) => { path: string; body?: unknown };
+
 /**
  * A typed client for Loom's wire protocol v0.1, agent wire or the earlier user wire (spec §9;
  * behaviour.md §11): the wire description gives the identity header, resource and field names.
  * Used by the CLI, the MCP stdio bridge, benchmarks and tests; it never imports server code.
  */
 export class LoomClient {
-  readonly wire: WireDescription;
+  private current: WireDescription;
+  /** True while the wire is a guess to check against `/describe` on the first refusal. */
+  private auto: boolean;
 
-  constructor(readonly baseUrl: string, readonly agentId?: string, wire: WireName | WireDescription = 'agent') {
-    this.wire = typeof wire === 'string' ? WIRES[wire] : wire;
+  /**
+   * `wire` `'auto'` starts as the agent wire and, when a request is refused with 400 or 404, asks
+   * `/describe` once which wire the daemon serves; on the other wire it sends the request again in
+   * that wire's form (nothing ran: those refusals come before any command). The common case costs
+   * no extra request.
+   */
+  constructor(readonly baseUrl: string, readonly agentId?: string, wire: WireName | WireDescription | 'auto' = 'agent') {
+    this.auto = wire === 'auto';
+    this.current = wire === 'auto' ? WIRES.agent : typeof wire === 'string' ? WIRES[wire] : wire;
+  }
+
+  /** The wire this client speaks (after detection, the daemon's). */
+  get wire(): WireDescription {
+    return this.current;
   }
 
   /**
@@ -84,14 +101,14 @@ export class LoomClient {
 
   /** A client of the same daemon and wire acting as another identity. */
   as(id: string | undefined): LoomClient {
-    return new LoomClient(this.baseUrl, id, this.wire);
+    return new LoomClient(this.baseUrl, id, this.auto ? 'auto' : this.current);
   }
 
-  private async request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  private async send(method: string, path: string, body: unknown, headers: Record<string, string>): Promise<Response> {
     try {
       return await fetch(this.baseUrl + path, {
         method,
-        headers: { ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...(this.agentId ? { [this.wire.header]: this.agentId } : {}), ...headers },
+        headers: { ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...(this.agentId ? { [this.current.header]: this.agentId } : {}), ...headers },
         body: body !== undefined ? JSON.stringify(body) : undefined,
       });
     } catch (err) {
@@ -99,8 +116,22 @@ export class LoomClient {
     }
   }
 
-  private async json<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-    const res = await this.request(method, path, body);
+  /** One request built for the current wire; in auto mode a 400/404 may switch the wire and re-send. */
+  private async request(method: string, build: Build, headers: Record<string, string> = {}): Promise<Response> {
+    const first = build(this.current);
+    const res = await this.send(method, first.path, first.body, headers);
+    if (!this.auto || (res.status !== 400 && res.status !== 404)) return res;
+    this.auto = false;
+    const name = await LoomClient.detectWire(this.baseUrl).catch(() => this.current.name);
+    if (name === this.current.name) return res;
+    await res.body?.cancel();
+    this.current = WIRES[name];
+    const again = build(this.current);
+    return this.send(method, again.path, again.body, headers);
+  }
+
+  private async json<T>(method: string, build: Build | string, body?: unknown): Promise<{ status: number; body: T }> {
+    const res = await this.request(method, typeof build === 'string' ? () => ({ path: build, body }) : build);
     const text = await res.text();
     return { status: res.status, body: (text ? JSON.parse(text) : {}) as T };
   }
@@ -112,14 +143,18 @@ export class LoomClient {
   listAgents() { return this.json<{ agents: IdentitySummary[] }>('GET', '/agents'); }
   /** GET /agents or GET /users: the registered identities of either wire. */
   async identities(): Promise<{ status: number; list: IdentitySummary[] }> {
-    const r = await this.json<Record<string, IdentitySummary[] | undefined>>('GET', this.wire.resource);
-    return { status: r.status, list: r.body[this.wire.listField] ?? [] };
+    const r = await this.json<Record<string, IdentitySummary[] | undefined>>('GET', (w) => ({ path: w.resource }));
+    return { status: r.status, list: r.body[this.current.listField] ?? [] };
   }
-  /** POST /agents (POST /users on the user wire: `{id, home}` both required). */
-  registerAgent(input: Record<string, unknown>) { return this.json<Record<string, unknown>>('POST', this.wire.resource, input); }
-  deleteAgent(id: string) { return this.json<Record<string, unknown>>('DELETE', `${this.wire.resource}/${encodeURIComponent(id)}`); }
-  listSessions(agentId?: string) { return this.json<{ sessions: unknown[] }>('GET', `/sessions${agentId ? `?${this.wire.idField}=${encodeURIComponent(agentId)}` : ''}`); }
-  openSession(agentId: string, topic: string) { return this.json<Record<string, unknown>>('POST', '/sessions', { [this.wire.idField]: agentId, topic }); }
+  /** POST /agents with a body as given (POST /users on the user wire: `{id, home}` both required). */
+  registerAgent(input: Record<string, unknown>) { return this.json<Record<string, unknown>>('POST', (w) => ({ path: w.resource, body: input })); }
+  /** Register `id` with the wire's id field (`agent_id`; `id` on the user wire) and the other fields. */
+  register(id: string, fields: { home?: string; allowed_paths?: string[]; webhook?: boolean } = {}) {
+    return this.json<Record<string, unknown>>('POST', (w) => ({ path: w.resource, body: { [w.registerIdFields[0]]: id, ...fields } }));
+  }
+  deleteAgent(id: string) { return this.json<Record<string, unknown>>('DELETE', (w) => ({ path: `${w.resource}/${encodeURIComponent(id)}` })); }
+  listSessions(agentId?: string) { return this.json<{ sessions: unknown[] }>('GET', (w) => ({ path: `/sessions${agentId ? `?${w.idField}=${encodeURIComponent(agentId)}` : ''}` })); }
+  openSession(agentId: string, topic: string) { return this.json<Record<string, unknown>>('POST', (w) => ({ path: '/sessions', body: { [w.idField]: agentId, topic } })); }
   closeSession(agentId: string, topic: string) { return this.json<Record<string, unknown>>('DELETE', `/sessions/${encodeURIComponent(agentId)}/${encodeURIComponent(topic)}`); }
   webhook(agentId: string, rotate = false) { return this.json<{ agent_id: string; webhook_url: string }>(rotate ? 'POST' : 'GET', `/agents/${encodeURIComponent(agentId)}/webhook`); }
   mintCapability(spec: Record<string, unknown>) { return this.json<Record<string, unknown>>('POST', '/capabilities', spec); }
@@ -128,7 +163,7 @@ export class LoomClient {
 
   /** POST /exec and read the SSE answer (spec §4.7). */
   async exec(topic: string, cmd: string, requestId?: string): Promise<ExecOutcome> {
-    const res = await this.request('POST', '/exec', { cmd, topic, ...(requestId ? { request_id: requestId } : {}) }, { Accept: 'text/event-stream' });
+    const res = await this.request('POST', () => ({ path: '/exec', body: { cmd, topic, ...(requestId ? { request_id: requestId } : {}) } }), { Accept: 'text/event-stream' });
     if (res.status !== 200) {
       const text = await res.text();
       let error: { error: string; message?: string };
@@ -157,7 +192,7 @@ export class LoomClient {
 
   /** Open GET /events/stream; yields parsed events until the stream ends or `signal` aborts. */
   async *eventStream(signal?: AbortSignal): AsyncGenerator<SseEvent> {
-    const res = await fetch(this.baseUrl + '/events/stream', { headers: { Accept: 'text/event-stream', ...(this.agentId ? { 'X-Agent-Id': this.agentId } : {}) }, signal }).catch((err: Error) => {
+    const res = await fetch(this.baseUrl + '/events/stream', { headers: { Accept: 'text/event-stream', ...(this.agentId ? { [this.current.header]: this.agentId } : {}) }, signal }).catch((err: Error) => {
       throw new DaemonUnreachable(err.message);
     });
     if (res.status !== 200) {
