@@ -124,6 +124,14 @@ describe('row "POST /users"', () => {
     expect(after).toEqual({ ...before, home: home2 });
   });
 
+  it('when the home lies in the data directory, even where an agent keeps its default home, then 400 Invalid home', async () => {
+    for (const home of [join(t.dataDir, 'agents', 'bob', 'home'), join(t.dataDir, 'users', 'bob', 'home'), join(t.dataDir, 'users')]) {
+      const r = await post({ id: 'bob', home });
+      expect(r).toMatchObject({ status: 400, body: { error: 'Invalid home', message: `${home} is inside the Loom data directory ${t.dataDir}` } });
+    }
+    expect(t.c.system.hasAgent('bob')).toBe(false);
+  });
+
   it('when agent-wire fields are sent (webhook, capability), then they are ignored: no webhook_url, no capability', async () => {
     const r = await post({ id: 'plain', home: join(tempDir(), 'plain'), webhook: true, capability: { verbs: ['GET'], ttl_ms: 1000 } });
     expect(Object.keys(r.body).sort()).toEqual(['created', 'home', 'user_id']);
