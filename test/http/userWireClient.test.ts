@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { LoomClient } from '../../src/client/index.js';
+import { loadConfig } from '../../src/config.js';
+import { closeServer, compose, listen } from '../../src/daemon.js';
+import type { RequestLogEntry } from '../../src/domain/requestLog.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { tempDir } from '../helpers/daemon.js';
 
@@ -77,6 +80,31 @@ describe("LoomClient 'auto'", () => {
       expect(seen).toEqual(['POST /exec']);
     } finally {
       await new Promise<void>((resolve) => fake.close(() => resolve()));
+    }
+  });
+});
+
+describe('the request log on the user wire (behaviour.md §2.13 "agent" read as "user")', () => {
+  it('records the X-User-Id header, or the /users/<id> path, as the identity of a request', async () => {
+    const dataDir = tempDir();
+    const echoed: RequestLogEntry[] = [];
+    const c = await compose(loadConfig({ SVC_DATA_DIR: dataDir, SVC_PORT: '1', SVC_WIRE: 'user' }), { memory: true, requestLog: { echo: (e) => echoed.push(e) } });
+    const server = await listen(c, 0);
+    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    try {
+      const client = new LoomClient(base, 'cat', 'user');
+      await client.register('cat', { home: join(tempDir(), 'cat') });
+      await client.exec('file:n', '/info', 'r9');
+      await client.deleteAgent('cat');
+      for (let i = 0; i < 50 && echoed.length < 3; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(echoed.map((e) => [e.method, e.path, e.agent, e.topic, e.command, e.request_id])).toEqual([
+        ['POST', '/users', 'cat', null, null, null],
+        ['POST', '/exec', 'cat', 'file:n', '/info', 'r9'],
+        ['DELETE', '/users/cat', 'cat', null, null, null],
+      ]);
+    } finally {
+      await c.system.shutdown();
+      await closeServer(server);
     }
   });
 });

@@ -1,0 +1,19 @@
+import { examples, globals, type CliParts } from './common.js';
+
+/**
+ * `loom daemon [--wire agent|user] [--quiet]` (behaviour.md §1.1): the daemon in the foreground. The
+ * composition root loads only here (a documented exception of the dependency rule), so no other
+ * command carries the server in memory. The wire (behaviour.md §11) is `--wire`, else SVC_WIRE;
+ * the daemon refuses any other value (exit 2).
+ */
+export function daemonCli({ program }: CliParts): void {
+  examples(program.command('daemon')
+    .description('Run the daemon in the foreground on 127.0.0.1 (what `npm start` does)')
+    .option('--wire <wire>', 'agent, or user for clients of the earlier user-based wire (default: $SVC_WIRE, else agent)')
+    .option('--quiet', 'no line per request on the terminal (the request log is still written; loom logs shows it)'), [
+    'loom daemon', 'loom --port 4000 daemon --quiet', 'loom daemon --wire user',
+  ]).action(async (o: { wire?: string; quiet?: boolean }) => {
+    const { runDaemon } = await import('../main.js');
+    await runDaemon({ port: globals(program).port, wire: o.wire, quiet: o.quiet === true });
+  });
+}
