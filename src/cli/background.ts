@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CliFailure, client, cliPort, dataDir, examples, globals, guard, print, type CliParts, type GlobalOpts } from './common.js';
+import { CliFailure, client, cliPort, cliWire, dataDir, examples, globals, guard, print, type CliParts, type GlobalOpts } from './common.js';
 
 const pidFile = () => join(dataDir(), 'loom.pid');
 const logFile = () => join(dataDir(), 'loom.log');
@@ -86,7 +86,8 @@ export async function start(opts: GlobalOpts): Promise<number> {
   mkdirSync(dataDir(), { recursive: true, mode: 0o700 });
   const log = openSync(logFile(), 'a', 0o600);
   const main = fileURLToPath(new URL('./main.js', import.meta.url));
-  const child = spawn(process.execPath, [main, 'daemon', '--port', String(port)], { detached: true, stdio: ['ignore', log, log], env: process.env });
+  const wire = cliWire(opts);
+  const child = spawn(process.execPath, [main, 'daemon', '--port', String(port), ...(wire ? ['--wire', wire] : [])], { detached: true, stdio: ['ignore', log, log], env: process.env });
   closeSync(log);
   child.unref();
   writeFileSync(pidFile(), `${child.pid}\n`, { mode: 0o600 });
@@ -132,7 +133,8 @@ export async function status(opts: GlobalOpts): Promise<number> {
     return 3;
   }
   const h = await client(opts, false).health();
-  const counts = `agents: ${h.body.agents} · sessions: ${h.body.sessions}`;
+  // The user wire counts users (behaviour.md §11).
+  const counts = h.body.users !== undefined ? `users: ${h.body.users} · sessions: ${h.body.sessions}` : `agents: ${h.body.agents} · sessions: ${h.body.sessions}`;
   print(opts, { running: true, pid, port, version }, `loom ${version} is running on http://127.0.0.1:${port}${pid !== null ? ` (pid ${pid})` : ''} · ${counts}`);
   return 0;
 }
@@ -141,7 +143,7 @@ export async function status(opts: GlobalOpts): Promise<number> {
 export function backgroundCli({ program }: CliParts): void {
   const g = () => globals(program);
   examples(program.command('start').description('Start the daemon in the background (idempotent); waits until it answers'), [
-    'loom start', 'loom --port 4000 start',
+    'loom start', 'loom --port 4000 start', 'loom --wire user start',
   ]).action(() => guard(g(), () => start(g())));
   examples(program.command('stop').description('Stop the daemon; waits until it has exited'), ['loom stop']).action(() => guard(g(), () => stop(g())));
   examples(program.command('status').description('Tell whether the daemon answers (exit 0 when it does, 3 when not)'), [

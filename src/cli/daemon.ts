@@ -14,6 +14,7 @@ export function daemonCli({ program }: CliParts): void {
     'loom daemon', 'loom --port 4000 daemon --quiet', 'loom daemon --wire user',
   ]).action(async (o: { wire?: string; quiet?: boolean }) => {
     const { runDaemon } = await import('../main.js');
-    await runDaemon({ port: globals(program).port, wire: o.wire, quiet: o.quiet === true });
+    // `loom --wire user daemon` and `loom daemon --wire user` alike.
+    await runDaemon({ port: globals(program).port, wire: o.wire ?? globals(program).wire, quiet: o.quiet === true });
   });
 }

@@ -21,8 +21,8 @@ const inside = (path: string, dir: string) => path === dir || path.startsWith(di
 async function untilde(opts: GlobalOpts, words: string[]): Promise<string[]> {
   const home = homedir();
   if (!home || home === '/' || !words.some((w) => inside(w, home))) return words;
-  const agents = await client(opts, false).listAgents();
-  const me = agents.body.agents?.find((a) => a.id === cliAgent(opts));
+  const agents = await client(opts, false).identities();
+  const me = agents.list.find((a) => a.id === cliAgent(opts));
   // An unknown agent fails below with its own message; leave the words as typed.
   if (!me) return words;
   const workspace = [me.home, ...me.allowedPaths];
@@ -63,8 +63,9 @@ export async function execForm(opts: GlobalOpts, topic: string, words: string[])
  * `{head, content, done}`, or `{error, code, message}` on stderr. Never registers the agent.
  */
 export async function execOnce(opts: GlobalOpts, topic: string, cmd: string): Promise<number> {
-  const out = await client(opts).exec(topic, cmd);
-  if (out.status === 401) throw agentFailure(cliAgent(opts));
+  const c = client(opts);
+  const out = await c.exec(topic, cmd);
+  if (out.status === 401) throw agentFailure(cliAgent(opts), c.wire);
   if (out.status !== 200) throw httpFailure(out.status, out.error);
   if (out.incomplete || !out.head) throw new CliFailure({ error: "the daemon's answer was cut off", code: 'STREAM_INCOMPLETE' });
   const body = out.body ?? '';

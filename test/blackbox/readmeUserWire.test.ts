@@ -6,9 +6,9 @@ import { CLI, freePort, tempDir } from '../helpers/daemon.js';
 
 /*
  * The README's user-wire example (section "The earlier user wire"), run as written: the first
- * block starts the daemon, the second is run line by line with bash and each answer must equal its
+ * block starts the daemon, the others are run line by line with bash and each answer must equal its
  * `# ->` lines. Only three things are swapped so the test can run beside anything else: the port
- * (3100 → a free one, through SVC_PORT for the daemon), the home (/tmp/ann → a temp folder) and
+ * (3100 → a free one, through SVC_PORT for the daemon and the CLI), the homes (/tmp/ann, /tmp/bea → a temp folder) and
  * `loom` (→ the built CLI).
  */
 
@@ -17,12 +17,13 @@ interface Step {
   expected: string[];
 }
 
-/** The `sh` blocks after the example marker, as steps (a command with its `# ->` lines). */
+/** The `sh` blocks from the example marker to the next section, as steps (a command with its `# ->` lines). */
 function readmeSteps(): Step[][] {
   const readme = readFileSync(join(process.cwd(), 'README.md'), 'utf8');
   const start = readme.indexOf('<!-- example: user wire');
   expect(start).toBeGreaterThan(0);
-  const blocks = [...readme.slice(start).matchAll(/```sh\n([\s\S]*?)```/g)].slice(0, 2).map((m) => m[1]);
+  const end = readme.indexOf('<!-- section:', start);
+  const blocks = [...readme.slice(start, end).matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]);
   return blocks.map((block) => {
     const steps: Step[] = [];
     let pending = '';
@@ -52,15 +53,17 @@ afterAll(async () => {
 
 describe('README: the user-wire example', () => {
   it('runs as written and every answer is the one shown', async () => {
-    const [start, steps] = readmeSteps();
+    const [start, ...rest] = readmeSteps();
+    const steps = rest.flat();
     expect(start).toHaveLength(1);
     expect(steps.length).toBeGreaterThanOrEqual(6);
     const port = await freePort();
-    const home = join(tempDir(), 'ann');
-    const swap = (s: string) => s.replaceAll('3100', String(port)).replaceAll('/tmp/ann', home);
+    const tmp = tempDir();
+    const swap = (s: string) => s.replaceAll('3100', String(port)).replace(/\/tmp\/(ann|bea)\b/g, (_m, name: string) => join(tmp, name));
     const command = (s: string) => swap(s).replace(/^loom /, `${process.execPath} ${CLI} `);
     const env: NodeJS.ProcessEnv = { ...process.env, SVC_DATA_DIR: tempDir(), SVC_PORT: String(port) };
     delete env.SVC_WIRE;
+    delete env.LOOM_AGENT_ID;
 
     daemon = spawn('bash', ['-c', `exec ${command(start[0].command)}`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { CLI, runCli, freePort, tempDir } from '../helpers/daemon.js';
+
+/*
+ * `loom` driving a daemon of the user wire (issue 18: the CLI accepts --wire user, or detects the
+ * wire from /describe): start, status, agent add|list|rm (users), the one-command form, stop.
+ */
+
+let env: { SVC_PORT: string; SVC_DATA_DIR: string; LOOM_AGENT_ID: string; SVC_WIRE: string; LOOM_USER_ID: string };
+const home = join(tempDir(), 'ann');
+const pidFile = () => join(env.SVC_DATA_DIR, 'loom.pid');
+const loom = (args: string[], extra: Record<string, string> = {}) => runCli(args, { ...env, ...extra });
+
+beforeAll(async () => {
+  env = { SVC_PORT: String(await freePort()), SVC_DATA_DIR: tempDir(), LOOM_AGENT_ID: '', SVC_WIRE: '', LOOM_USER_ID: '' };
+});
+afterAll(() => {
+  // Whatever the tests did, the background daemon goes.
+  if (!existsSync(pidFile())) return;
+  const pid = Number(readFileSync(pidFile(), 'utf8').trim());
+  try { process.kill(pid, 'SIGKILL'); } catch { /* already gone */ }
+});
+
+describe('loom --wire user', () => {
+  it('start runs a user-wire daemon in the background; status counts users', async () => {
+    const s = await loom(['--wire', 'user', 'start']);
+    expect(s.code).toBe(0);
+    expect(s.stdout).toMatch(/^loom started on http:\/\/127\.0\.0\.1:\d+ \(pid \d+\)\n$/);
+    const describe = await (await fetch(`http://127.0.0.1:${env.SVC_PORT}/describe`)).json() as { wire: string };
+    expect(describe.wire).toBe('user');
+    const st = await loom(['status']);
+    expect(st.code).toBe(0);
+    expect(st.stdout).toMatch(/ · users: 0 · sessions: 0\n$/);
+  });
+
+  it('agent add registers a user (a home is required), list shows the users', async () => {
+    const missing = await loom(['--wire', 'user', 'agent', 'add', 'ann']);
+    expect(missing).toEqual({ code: 1, stdout: '', stderr: 'loom: home required\n' });
+    const add = await loom(['--wire', 'user', 'agent', 'add', 'ann', '--home', home]);
+    expect(add).toEqual({ code: 0, stdout: `Added user 'ann' · home ${home}\n`, stderr: '' });
+    const list = await loom(['--wire', 'user', 'agent', 'list']);
+    expect(list.stdout.split('\n')[0]).toBe('Users (1)');
+    expect(list.stdout).toContain(`ann  ${home}`);
+    const json = JSON.parse((await loom(['--wire', 'user', '--json', 'agent', 'list'])).stdout) as { users: Array<{ id: string }> };
+    expect(json.users.map((u) => u.id)).toEqual(['ann']);
+  });
+
+  it('the one-command form runs in a user-wire topic', async () => {
+    const r = await loom(['--wire', 'user', '--agent', 'ann', 'file:notes', '/info']);
+    expect(r).toEqual({ code: 0, stdout: 'Session file:notes\n---\nuser:      ann\ntype:      file\ndocument:  (none)\n', stderr: '' });
+    const w = await loom(['--wire', 'user', '--agent', 'ann', 'file:notes', '/exec', 'echo call Leo >> ~/notes.md']);
+    expect(w).toEqual({ code: 0, stdout: 'exit: 0 | cwd: ~\n---\n(no output)\n', stderr: '' });
+    expect(readFileSync(join(home, 'notes.md'), 'utf8')).toContain('call Leo');
+  });
+
+  it('LOOM_USER_ID names the user (what the user wire exports to commands)', async () => {
+    const r = await loom(['--wire', 'user', 'app:weather:seoul', '/set', '$CITY', '=', 'seoul'], { LOOM_USER_ID: 'ann' });
+    expect(r).toEqual({ code: 0, stdout: '$CITY set (config weather:seoul)\n', stderr: '' });
+  });
+
+  it('without --wire the CLI reads the wire from the daemon', async () => {
+    const r = await loom(['--agent', 'ann', 'file:notes', '/info']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('user:      ann');
+    expect((await loom(['agent', 'list'])).stdout.split('\n')[0]).toBe('Users (1)');
+  });
+
+  it('an unknown user fails with the way to create one', async () => {
+    const r = await loom(['--wire', 'user', '--agent', 'bob', 'file:notes', '/info']);
+    expect(r).toEqual({ code: 1, stdout: '', stderr: "loom: unknown user 'bob'; create it with: loom --wire user agent add bob --home <absolute folder>\n" });
+  });
+
+  it('agent rm deletes the user (no capabilities on this wire); stop ends the daemon', async () => {
+    const rm = await loom(['--wire', 'user', 'agent', 'rm', 'ann']);
+    expect(rm).toEqual({ code: 0, stdout: "Deleted user 'ann' (disposed 2 sessions; home kept)\n", stderr: '' });
+    expect(existsSync(home)).toBe(true);
+    expect((await loom(['--wire', 'user', 'stop'])).stdout).toBe('loom stopped\n');
+  });
+});
+
+/** Run the CLI with SVC_PORT unset (runCli can only add variables). */
+function cliWithoutPort(args: string[], extra: Record<string, string>): Promise<{ code: number | null; stdout: string }> {
+  const e: NodeJS.ProcessEnv = { ...process.env, SVC_DATA_DIR: tempDir(), SVC_WIRE: '', ...extra };
+  delete e.SVC_PORT;
+  return new Promise((resolve) => {
+    execFile(process.execPath, [CLI, ...args], { env: e }, (err, stdout) => resolve({ code: err ? (err.code as number) : 0, stdout }));
+  });
+}
+
+describe('choosing the wire and port', () => {
+  it('--wire user (or SVC_WIRE=user) makes 3100 the default port', async () => {
+    const flag = await cliWithoutPort(['--wire', 'user', '--json', 'status'], {});
+    expect((JSON.parse(flag.stdout) as { port: number }).port).toBe(3100);
+    const viaEnv = await cliWithoutPort(['--json', 'status'], { SVC_WIRE: 'user' });
+    expect((JSON.parse(viaEnv.stdout) as { port: number }).port).toBe(3100);
+    const agentWire = await cliWithoutPort(['--json', 'status'], {});
+    expect((JSON.parse(agentWire.stdout) as { port: number }).port).toBe(3923);
+  });
+
+  it('an unknown wire is a usage error', async () => {
+    expect(await loom(['--wire', 'bogus', 'status'])).toEqual({ code: 2, stdout: '', stderr: 'loom: invalid --wire "bogus" (use agent or user)\n' });
+    expect(await loom(['status'], { SVC_WIRE: 'users' })).toEqual({ code: 2, stdout: '', stderr: 'loom: invalid SVC_WIRE "users" (use agent or user)\n' });
+  });
+});
