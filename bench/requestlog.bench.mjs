@@ -5,15 +5,19 @@
 // percentage of without it, and the p50 latency of each.
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { freePort, median, percentile, startServer, writeResult } from './common.mjs';
+import { cpus } from 'node:os';
+
+const cpusCount = () => cpus().length;
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 6);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const SEQ_N = Number(process.env.BENCH_SEQ ?? 2000);
 
+const loadStart = loadavg()[0];
 const servers = {};
 const dirs = {};
 for (const mode of ['on', 'off']) {
@@ -89,6 +93,9 @@ await file.close();
 
 const ratio = (100 * median(rps.on)) / median(rps.off);
 writeResult('requestlog', 'Request log overhead (POST /exec /help)', `
+Load average (1 min) at start ${loadStart.toFixed(1)}, at end ${loadavg()[0].toFixed(1)} on ${cpusCount()} cores: above the core count,
+other processes share the CPU and single rounds swing; compare the medians of alternating rounds only.
+
 | Daemon | median req/s (${ROUNDS} rounds × ${DURATION} s, 16 connections) | sequential p50 (ms, ${SEQ_N} requests) | p99 (ms) |
 |---|---|---|---|
 | request log on | ${Math.round(median(rps.on))} | ${percentile(lat.on, 50).toFixed(3)} | ${percentile(lat.on, 99).toFixed(3)} |
@@ -97,6 +104,6 @@ writeResult('requestlog', 'Request log overhead (POST /exec /help)', `
 With the log: **${ratio.toFixed(1)} %** of the throughput without it (rounds alternate; per round on: ${rps.on.map(Math.round).join(', ')}; off: ${rps.off.map(Math.round).join(', ')}).
 The log file got ${lines} lines (one per request served by the "on" daemon).
 
-Per entry, in-process (median of 31 rounds × 2000 entries): log file write ${(1000 * median(per.file)).toFixed(2)} µs (pino formatting + queueing),
-then its batched append ${(1000 * median(per.flush)).toFixed(2)} µs per entry; pino formatting into a no-op destination alone ${(1000 * median(per.pino)).toFixed(2)} µs.
+Per entry, in-process (median of 31 rounds × 2000 entries): log file write ${median(per.file).toFixed(2)} µs (pino formatting + queueing),
+then its batched append (one write per round, timed up to the next turn of the loop) ${median(per.flush).toFixed(2)} µs per entry; pino formatting into a no-op destination alone ${median(per.pino).toFixed(2)} µs.
 `);

@@ -82,6 +82,16 @@ describe('the 0.1-era flow', () => {
   });
 });
 
+describe('CLI actions on the user wire', () => {
+  it('run in the user home with LOOM_USER_ID (no LOOM_AGENT_ID)', async () => {
+    writeFileSync(join(home, 'who.md'), ['# Who', '', '```act.who', 'CLI printenv LOOM_USER_ID HOME; printenv LOOM_AGENT_ID || echo no-agent-id', '```', ''].join('\n'));
+    expect((await user().exec('file:who', '/open ~/who.md')).head?.ok).toBe(true);
+    const r = await user().exec('file:who', '/act.who');
+    expect(r.head).toMatchObject({ ok: true, user_id: 'ann' });
+    expect(r.body).toBe(`ann\n${home}\nno-agent-id`);
+  });
+});
+
 /** Start `/exec sleep` on a topic and resolve when its 200 headers arrive. */
 function startLong(topic: string): Promise<{ done: Promise<string> }> {
   return new Promise((resolve, reject) => {
