@@ -151,7 +151,7 @@ describe('"agent" read as "user" in what commands print', () => {
     const help = (await run('file:notes', '/help')).content;
     expect(help).not.toMatch(/\/events|\/webhook|^Events/m);
     expect(help).toContain('Topics     /topics [type]');
-    expect((await run('file:notes', '/help exec')).content).toContain('Runs a shell command in a fresh bash, in the user home.');
+    expect((await run('file:notes', '/help exec')).content).toContain('Runs a shell command; bash:<name> topics keep one shell alive (cwd, exports, functions and aliases survive).');
     expect((await run('file:notes', '/help topics')).content).toBe('re: /help topics\nHelp: /topics\n---\n/topics [file|app|web|bash]\nLists the topics of this user with their state.');
     expect((await run('file:notes', '/help events')).content).toBe('re: /help events\nERROR(COMMAND_UNSUPPORTED): /events is not available in the user wire variant');
   });
