@@ -36,7 +36,7 @@ async function rm(opts: GlobalOpts, id: string): Promise<number> {
   const c = client(opts, false);
   const r = await c.deleteAgent(id);
   const noun = c.wire.noun;
-  if (!r.body.deleted) throw new CliFailure({ error: `no ${noun} '${id}'`, code: `UNKNOWN_${noun.toUpperCase()}`, message: 'loom agent list shows them' });
+  if (!r.body.deleted) throw new CliFailure({ error: `no ${noun} '${id}'`, code: `UNKNOWN_${noun.toUpperCase()}`, message: `loom agent list shows the ${noun}s` });
   const sessions = plural(Number(r.body.disposed_sessions), 'session');
   const caps = r.body.revoked_capabilities !== undefined ? `revoked ${plural(Number(r.body.revoked_capabilities), 'capability', 'capabilities')}, ` : '';
   print(opts, r.body, `Deleted ${noun} '${id}' (${caps}disposed ${sessions}; home kept)`);

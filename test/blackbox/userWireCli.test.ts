@@ -77,6 +77,7 @@ describe('loom --wire user', () => {
     const rm = await loom(['--wire', 'user', 'agent', 'rm', 'ann']);
     expect(rm).toEqual({ code: 0, stdout: "Deleted user 'ann' (disposed 2 sessions; home kept)\n", stderr: '' });
     expect(existsSync(home)).toBe(true);
+    expect(await loom(['--wire', 'user', 'agent', 'rm', 'ann'])).toEqual({ code: 1, stdout: '', stderr: "loom: no user 'ann'; loom agent list shows the users\n" });
     expect((await loom(['--wire', 'user', 'stop'])).stdout).toBe('loom stopped\n');
   });
 });
