@@ -1,66 +1,103 @@
-import { Low } from 'lowdb';
-import { Memory } from 'lowdb';
-import { join } from 'node:path';
+import { Low, Memory } from 'lowdb';
+import { isAbsolute, join } from 'node:path';
+import { LoomError } from '../domain/errors.js';
+import { WEBHOOK_TOKEN_RE } from '../domain/events.js';
+import { isAgentId } from '../domain/ids.js';
 import type { AgentRecord, AgentStore } from '../domain/ports.js';
+import { checkAgentRoots } from '../effects/homePolicy.js';
 import { AtomicJsonFile, RegistryReadError } from './jsonAdapter.js';
 
 /** The registry file: `{version: 1, <key>: {<id>: record}}` with key `agents` (or `users` on the user wire). */
 type RegistryKey = 'agents' | 'users';
 type AgentsFile = { version: 1 } & Partial<Record<RegistryKey, Record<string, AgentRecord>>>;
 
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const absolute = (v: unknown): v is string => typeof v === 'string' && isAbsolute(v) && !v.includes('\0');
+
+/**
+ * Why a stored record cannot be used, or null (issue 12, defect 8: a malformed record was accepted
+ * and then every command of the agent failed). The home policy applies to stored homes too.
+ */
+function recordProblem(key: string, r: unknown, dataDir: string, registry: RegistryKey): string | null {
+  if (!isAgentId(key)) return `not a valid ${registry === 'agents' ? 'agent' : 'user'} id`;
+  if (!isObject(r)) return 'not an object';
+  if (r.id !== key) return `id must be "${key}"`;
+  if (!absolute(r.home)) return 'home must be an absolute path';
+  if (!Array.isArray(r.allowedPaths) || !r.allowedPaths.every(absolute)) return 'allowedPaths must be a list of absolute paths';
+  if (typeof r.createdAt !== 'string') return 'createdAt must be a timestamp';
+  if (r.webhookToken !== undefined && (typeof r.webhookToken !== 'string' || !WEBHOOK_TOKEN_RE.test(r.webhookToken))) return 'webhookToken is malformed';
+  try {
+    // The user wire has no default homes (behaviour.md §11): no stored user home inside the data directory.
+    checkAgentRoots({ dataDir, agentId: key, home: r.home, allowedPaths: r.allowedPaths as string[], defaultHomes: registry === 'agents' });
+  } catch (err) {
+    if (err instanceof LoomError) return err.detail ?? err.error;
+    throw err;
+  }
+  return null;
+}
+
 /**
  * The agent registry `<data>/agents.json` (behaviour.md §1.1) on lowdb; the user wire keeps its users
- * in `<data>/users.json` under `users` (behaviour.md §11), so the two wires never share identities.
- * Writes are serialised through one promise chain so concurrent registrations never interleave.
+ * in `<data>/users.json` under `users` (behaviour.md §11), so the two wires never share identities. Held in a Map (agent ids
+ * such as `constructor` are user text). Every change is write-then-apply (issue 12, defect 5): the
+ * next file content is built from a copy, written atomically, and only then becomes the registry,
+ * so a failed write (EMFILE, ENOSPC) changes nothing in memory. Changes are serialised through one
+ * promise chain, each built from the state the previous one left.
  */
 export class LowAgentStore implements AgentStore {
+  private agents: Map<string, AgentRecord>;
   private chain: Promise<void> = Promise.resolve();
 
-  private constructor(private readonly db: Low<AgentsFile>, private readonly key: RegistryKey) {}
+  private constructor(private readonly db: Low<AgentsFile>, private readonly key: RegistryKey, records: Record<string, AgentRecord>) {
+    this.agents = new Map(Object.entries(records));
+  }
 
-  /** Open the registry file; an unreadable file throws RegistryReadError (the daemon stops). */
+  /** Open the registry file; an unreadable file or a malformed record throws RegistryReadError (the daemon stops). */
   static async open(dataDir: string, file = 'agents.json', key: RegistryKey = 'agents'): Promise<LowAgentStore> {
-    const db = new Low<AgentsFile>(new AtomicJsonFile<AgentsFile>(join(dataDir, file)), { version: 1, [key]: {} });
+    const path = join(dataDir, file);
+    const db = new Low<AgentsFile>(new AtomicJsonFile<AgentsFile>(path), { version: 1, [key]: {} });
     await db.read();
-    if (typeof db.data !== 'object' || db.data === null || typeof db.data[key] !== 'object' || db.data[key] === null) {
-      throw new RegistryReadError(join(dataDir, file), `missing "${key}" object`);
+    const records = isObject(db.data) ? db.data[key] : undefined;
+    if (!isObject(records)) throw new RegistryReadError(path, `"${key}" must be an object`);
+    for (const [id, r] of Object.entries(records)) {
+      const problem = recordProblem(id, r, dataDir, key);
+      if (problem) throw new RegistryReadError(path, `${key === 'agents' ? 'agent' : 'user'} "${id}": ${problem}`);
     }
-    return new LowAgentStore(db, key);
+    return new LowAgentStore(db, key, records);
   }
 
   /** An in-memory registry for contract tests. */
   static memory(): LowAgentStore {
-    return new LowAgentStore(new Low<AgentsFile>(new Memory<AgentsFile>(), { version: 1, agents: {} }), 'agents');
-  }
-
-  private get records(): Record<string, AgentRecord> {
-    // open() refused a file without the object; memory() starts with one.
-    return this.db.data[this.key] as Record<string, AgentRecord>;
+    return new LowAgentStore(new Low<AgentsFile>(new Memory<AgentsFile>(), { version: 1, agents: {} }), 'agents', {});
   }
 
   list(): AgentRecord[] {
-    return Object.values(this.records).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return [...this.agents.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   get(id: string): AgentRecord | undefined {
-    return Object.prototype.hasOwnProperty.call(this.records, id) ? this.records[id] : undefined;
+    return this.agents.get(id);
   }
 
   put(record: AgentRecord): Promise<void> {
-    this.records[record.id] = record;
-    return this.persist();
+    return this.commit((next) => { next.set(record.id, record); return true; });
   }
 
   async remove(id: string): Promise<boolean> {
-    if (!this.get(id)) return false;
-    delete this.records[id];
-    await this.persist();
-    return true;
+    let existed = false;
+    await this.commit((next) => (existed = next.delete(id)));
+    return existed;
   }
 
-  private persist(): Promise<void> {
-    const next = this.chain.then(() => this.db.write());
-    this.chain = next.catch(() => undefined);
-    return next;
+  /** Build the next registry from the current one, write it, then make it current; `change` says whether anything changed. */
+  private commit(change: (next: Map<string, AgentRecord>) => boolean): Promise<void> {
+    const run = this.chain.then(async () => {
+      const next = new Map(this.agents);
+      if (!change(next)) return;
+      await this.db.adapter.write({ version: 1, [this.key]: Object.fromEntries(next) });
+      this.agents = next;
+    });
+    this.chain = run.catch(() => undefined);
+    return run;
   }
 }

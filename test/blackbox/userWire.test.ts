@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LoomClient } from '../../src/client/index.js';
 import { call } from '../helpers/app.js';
-import { CLI, runCli, startDaemon, tempDir, type RunningDaemon } from '../helpers/daemon.js';
+import { CLI, freePort, runCli, startDaemon, tempDir, type RunningDaemon } from '../helpers/daemon.js';
 
 /*
  * The built daemon on the user wire (behaviour.md §1.1, §11): chosen at start by `--wire user` or
@@ -144,5 +144,39 @@ describe('the two wires on one data directory', () => {
     expect((await call(u.base, 'GET', '/users')).body.users.map((x: { id: string }) => x.id)).toEqual(['only-user']);
     expect((await call(a.base, 'GET', '/agents')).body.agents.map((x: { id: string }) => x.id)).toEqual(['leo', 'only-agent']);
     expect((await call(u.base, 'GET', '/health')).body).toEqual({ ok: true, users: 1, sessions: 0 });
+  });
+});
+
+describe('a damaged users.json stops the user wire with one line (as agents.json does the agent wire)', () => {
+  const USER = (id: string, extra: Record<string, unknown> = {}) => ({ id, home: join(tempDir(), id), allowedPaths: [], createdAt: '2025-06-01T10:00:00.000Z', ...extra });
+
+  it.each([
+    ['users is a list', () => [], '"users" must be an object'],
+    ['the key is not a user id', () => ({ '../x': USER('../x') }), 'user "../x": not a valid user id'],
+    ['home is relative', () => ({ ann: USER('ann', { home: 'rel' }) }), 'user "ann": home must be an absolute path'],
+  ])('when %s, then the daemon exits 1 naming it and leaves the file as it was', async (_why, users, message) => {
+    const dir = tempDir();
+    const text = JSON.stringify({ version: 1, users: users() });
+    writeFileSync(join(dir, 'users.json'), text);
+    const r = await runCli(['daemon', '--wire', 'user'], { SVC_DATA_DIR: dir, SVC_PORT: String(await freePort()) });
+    expect(r).toEqual({ code: 1, stdout: '', stderr: `loom: cannot read ${join(dir, 'users.json')}: ${message}\n` });
+    expect(readFileSync(join(dir, 'users.json'), 'utf8')).toBe(text);
+  });
+
+  it('when a stored user home is the default home of the agent of the same id, then the user wire refuses it (no shared homes)', async () => {
+    const dir = tempDir();
+    const agentHome = join(dir, 'agents', 'ann', 'home');
+    mkdirSync(agentHome, { recursive: true });
+    writeFileSync(join(dir, 'users.json'), JSON.stringify({ version: 1, users: { ann: USER('ann', { home: agentHome }) } }));
+    const r = await runCli(['daemon', '--wire', 'user'], { SVC_DATA_DIR: dir, SVC_PORT: String(await freePort()) });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`loom: cannot read ${join(dir, 'users.json')}: user "ann": ${agentHome} is inside the Loom data directory ${dir}\n`);
+  });
+
+  it('a users.json never makes the agent wire refuse to start (the agent wire does not read it)', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'users.json'), 'null\n');
+    const d = await daemon({ dataDir: dir });
+    expect((await call(d.base, 'GET', '/agents')).body).toEqual({ agents: [] });
   });
 });
