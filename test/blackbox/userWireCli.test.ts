@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { CLI, runCli, freePort, tempDir } from '../helpers/daemon.js';
@@ -61,6 +61,18 @@ describe('loom --wire user', () => {
     expect(r).toEqual({ code: 0, stdout: '$CITY set (config weather:seoul)\n', stderr: '' });
   });
 
+  it('install and packages run in the user\'s file:packages topic (the user wire has no hubs)', async () => {
+    mkdirSync(join(home, 'apps', 'w'), { recursive: true });
+    writeFileSync(join(home, 'apps', 'w', 'string.md'), '# W\n');
+    const r = await loom(['--wire', 'user', '--agent', 'ann', 'install', join(home, 'apps', 'w')]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Installed app:w \(local, 1 file\) from /);
+    const json = JSON.parse((await loom(['--wire', 'user', '--agent', 'ann', '--json', 'packages'])).stdout) as { user_id: string; packages: Array<{ name: string }> };
+    expect(json.user_id).toBe('ann');
+    expect(json.packages.map((p) => p.name)).toEqual(['w']);
+    expect(existsSync(join(env.SVC_DATA_DIR, 'users', 'ann', 'state', 'packages.json'))).toBe(true);
+  });
+
   it('without --wire the CLI reads the wire from the daemon', async () => {
     const r = await loom(['--agent', 'ann', 'file:notes', '/info']);
     expect(r.code).toBe(0);
@@ -75,7 +87,7 @@ describe('loom --wire user', () => {
 
   it('agent rm deletes the user (no capabilities on this wire); stop ends the daemon', async () => {
     const rm = await loom(['--wire', 'user', 'agent', 'rm', 'ann']);
-    expect(rm).toEqual({ code: 0, stdout: "Deleted user 'ann' (disposed 2 sessions; home kept)\n", stderr: '' });
+    expect(rm).toEqual({ code: 0, stdout: "Deleted user 'ann' (disposed 3 sessions; home kept)\n", stderr: '' });
     expect(existsSync(home)).toBe(true);
     expect(await loom(['--wire', 'user', 'agent', 'rm', 'ann'])).toEqual({ code: 1, stdout: '', stderr: "loom: no user 'ann'; loom agent list shows the users\n" });
     expect((await loom(['--wire', 'user', 'stop'])).stdout).toBe('loom stopped\n');
