@@ -18,7 +18,7 @@ import { EmptyPackageRegistry } from './stores/packages.js';
 import { VERSION } from './version.js';
 import { installFeatures } from './features.js';
 import { WIRES } from './domain/wire.js';
-import { REQUEST_LOG_DIR, type RequestLogEntry, type RequestLogSink } from './domain/requestLog.js';
+import type { RequestLogEntry, RequestLogSink } from './domain/requestLog.js';
 import { RequestLogFile } from './effects/requestLogFile.js';
 import { requestLogger } from './http/requestLog.js';
 
@@ -58,7 +58,7 @@ export async function compose(config: DaemonConfig, opts: { clock?: Clock; memor
   const ctx: AppContext = { system, wire, allowedOrigins: config.allowedOrigins, onShutdown: opts.onShutdown ?? (() => undefined), fastPaths, upgrades };
   const app = createApp(ctx, routes);
   const log = opts.requestLog ?? {};
-  const requestLog = log === false ? null : new RequestLogFile(join(config.dataDir, REQUEST_LOG_DIR), { echo: log.echo });
+  const requestLog = log === false ? null : new RequestLogFile(join(config.dataDir, wire.files.requestLogs), { echo: log.echo });
   return { system, ctx, app, setPort: (p) => { port = p; }, requestLog };
 }
 

@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { isAgentId } from '../domain/ids.js';
 import { columns, plural } from '../domain/text.js';
-import { nounTitle } from '../domain/wire.js';
-import { CliFailure, agentFailure, client, dataDir, examples, globals, guard, httpFailure, print, type GlobalOpts } from './common.js';
+import { nounTitle, WIRES } from '../domain/wire.js';
+import { CliFailure, agentFailure, client, cliWire, dataDir, savedDefaults, examples, globals, guard, httpFailure, print, type GlobalOpts } from './common.js';
 
 interface AddOpts {
   home?: string;
@@ -64,8 +64,9 @@ export function agentCommands(program: Command): Command {
     .action((id: string) => guard(g(), async () => {
       if (!isAgentId(id)) throw agentFailure(id);
       mkdirSync(dataDir(), { recursive: true, mode: 0o700 });
-      writeFileSync(join(dataDir(), 'cli.json'), JSON.stringify({ agent: id }) + '\n', { mode: 0o600 });
-      print(g(), { agent: id }, `Default agent: ${id}`);
+      const key = WIRES[cliWire(g()) ?? 'agent'].files.cliDefault;
+      writeFileSync(join(dataDir(), 'cli.json'), JSON.stringify({ ...savedDefaults(), [key]: id }) + '\n', { mode: 0o600 });
+      print(g(), { [key]: id }, `Default ${key}: ${id}`);
     }));
   return agent;
 }

@@ -88,13 +88,22 @@ export function cliAgent(opts: GlobalOpts): string {
   if (opts.agent) return opts.agent;
   if (process.env.LOOM_AGENT_ID) return process.env.LOOM_AGENT_ID;
   if (cliWire(opts) === 'user' && process.env.LOOM_USER_ID) return process.env.LOOM_USER_ID;
+  const saved = savedDefaults()[WIRES[cliWire(opts) ?? 'agent'].files.cliDefault];
+  return typeof saved === 'string' && saved ? saved : 'default';
+}
+
+/**
+ * `<data>/cli.json`: the default identity `loom agent use` saved for each wire (`agent`, and `user`
+ * with `--wire user`: the wires share no identities, behaviour.md §11); `{}` when there is none.
+ */
+export function savedDefaults(): Record<string, unknown> {
   try {
-    const saved = JSON.parse(readFileSync(join(dataDir(), 'cli.json'), 'utf8')) as { agent?: unknown };
-    if (typeof saved.agent === 'string' && saved.agent) return saved.agent;
+    const saved = JSON.parse(readFileSync(join(dataDir(), 'cli.json'), 'utf8')) as unknown;
+    return typeof saved === 'object' && saved !== null && !Array.isArray(saved) ? Object.assign(Object.create(null) as Record<string, unknown>, saved) : {};
   } catch {
-    // No saved default agent (or an unreadable file): fall through to `default`.
+    // No saved default (or an unreadable file): none.
+    return {};
   }
-  return 'default';
 }
 
 /**

@@ -1,4 +1,5 @@
 import { QUEUE_MAX, QUEUE_WAIT_MS, USER_WIRE_QUEUE_MAX, USER_WIRE_QUEUE_WAIT_MS } from './limits.js';
+import { REQUEST_LOG_DIR } from './requestLog.js';
 import type { ExecHead, QueueLimits } from './ticket.js';
 import { parseTopic, parseUserTopic, type TopicRef } from './topic.js';
 
@@ -62,6 +63,12 @@ export interface WireDescription {
   limits: readonly LimitName[];
   /** `DELETE <resource>/{id}` answer fields after the id and `deleted` (spec §4.3; behaviour.md §11). */
   deleteCounts: readonly string[];
+  /**
+   * Names under the data directory that only this wire's processes write, so that daemons of both
+   * wires on one data directory share no state (behaviour.md §11): the request log folder, the pid
+   * and log files of `loom start`, and the key of the CLI's saved default identity in `cli.json`.
+   */
+  files: { requestLogs: string; pid: string; daemonLog: string; cliDefault: 'agent' | 'user' };
 }
 
 /** The agent wire (spec §1–§8). */
@@ -85,6 +92,7 @@ export const AGENT_WIRE: WireDescription = {
   featureCapabilities: true,
   limits: ['fs.max_bytes', 'request_body_bytes', 'webhook_body_bytes', 'queue_max', 'queue_wait_ms', 'field_file_bytes'],
   deleteCounts: ['revoked_capabilities', 'disposed_sessions'],
+  files: { requestLogs: REQUEST_LOG_DIR, pid: 'loom.pid', daemonLog: 'loom.log', cliDefault: 'agent' },
 };
 
 /** The earlier user-based wire (spec §9; behaviour.md §11). */
@@ -109,6 +117,7 @@ export const USER_WIRE: WireDescription = {
   featureCapabilities: false,
   limits: ['request_body_bytes', 'queue_max', 'queue_wait_ms', 'field_file_bytes'],
   deleteCounts: ['disposed_sessions'],
+  files: { requestLogs: `${REQUEST_LOG_DIR}-user`, pid: 'loom-user.pid', daemonLog: 'loom-user.log', cliDefault: 'user' },
 };
 
 /** The wire descriptions by name. */

@@ -118,3 +118,68 @@ describe('choosing the wire and port', () => {
     expect(await loom(['status'], { SVC_WIRE: 'users' })).toEqual({ code: 2, stdout: '', stderr: 'loom: invalid SVC_WIRE "users" (use agent or user)\n' });
   });
 });
+
+describe('both wires on one data directory through the CLI: no shared files (behaviour.md §11)', () => {
+  let shared: { SVC_DATA_DIR: string; LOOM_AGENT_ID: string; SVC_WIRE: string; LOOM_USER_ID: string; SVC_PORT: string };
+  let agentPort: string;
+  let userPort: string;
+  const annHome = join(tempDir(), 'ann');
+  const run = (args: string[]) => runCli(args, shared);
+  const agentCli = (args: string[]) => run(['--port', agentPort, ...args]);
+  const userCli = (args: string[]) => run(['--wire', 'user', '--port', userPort, ...args]);
+  const pidOf = (file: string) => Number(readFileSync(join(shared.SVC_DATA_DIR, file), 'utf8').trim());
+
+  beforeAll(async () => {
+    shared = { SVC_DATA_DIR: tempDir(), LOOM_AGENT_ID: '', SVC_WIRE: '', LOOM_USER_ID: '', SVC_PORT: '' };
+    agentPort = String(await freePort());
+    userPort = String(await freePort());
+  });
+  afterAll(() => {
+    for (const f of ['loom.pid', 'loom-user.pid']) {
+      if (!existsSync(join(shared.SVC_DATA_DIR, f))) continue;
+      try { process.kill(pidOf(f), 'SIGKILL'); } catch { /* already gone */ }
+    }
+  });
+
+  it('start runs one daemon of each wire, each with its own pid and log file', async () => {
+    expect((await agentCli(['start'])).stdout).toMatch(/^loom started on /);
+    expect((await userCli(['start'])).stdout).toMatch(/^loom started on /);
+    expect(pidOf('loom.pid')).not.toBe(pidOf('loom-user.pid'));
+    expect(existsSync(join(shared.SVC_DATA_DIR, 'loom-user.log'))).toBe(true);
+  });
+
+  it('the saved default identity is per wire: agent use and --wire user agent use never overwrite each other', async () => {
+    expect((await agentCli(['agent', 'add', 'leo'])).code).toBe(0);
+    expect((await userCli(['agent', 'add', 'ann', '--home', annHome])).code).toBe(0);
+    expect(await userCli(['agent', 'use', 'ann'])).toEqual({ code: 0, stdout: 'Default user: ann\n', stderr: '' });
+    expect(await agentCli(['agent', 'use', 'leo'])).toEqual({ code: 0, stdout: 'Default agent: leo\n', stderr: '' });
+    expect(JSON.parse(readFileSync(join(shared.SVC_DATA_DIR, 'cli.json'), 'utf8'))).toEqual({ user: 'ann', agent: 'leo' });
+    expect((await agentCli(['main', '/info'])).stdout).toMatch(/^agent: +leo$/m);
+    expect((await userCli(['file:x', '/info'])).stdout).toMatch(/^user: +ann$/m);
+  });
+
+  it('each daemon writes its own request log, and loom logs reads the one of the wire it names', async () => {
+    const paths = async (cli: (a: string[]) => ReturnType<typeof run>, want: string) => {
+      for (let i = 0; i < 50; i++) {
+        const r = JSON.parse((await cli(['--json', 'logs', '-n', '200'])).stdout) as { entries: Array<{ path: string }> };
+        const p = r.entries.map((e) => e.path);
+        if (p.includes(want)) return p;
+        await new Promise((res) => setTimeout(res, 100));
+      }
+      throw new Error(`no ${want} in the log`);
+    };
+    const userPaths = await paths(userCli, '/users');
+    const agentPaths = await paths(agentCli, '/agents');
+    expect(userPaths).not.toContain('/agents');
+    expect(agentPaths).not.toContain('/users');
+    expect(existsSync(join(shared.SVC_DATA_DIR, 'logs-user', 'requests.log'))).toBe(true);
+  });
+
+  it('stop ends only the daemon of the wire it names', async () => {
+    expect((await agentCli(['stop'])).stdout).toBe('loom stopped\n');
+    expect((await userCli(['status'])).code).toBe(0);
+    expect((await userCli(['stop'])).stdout).toBe('loom stopped\n');
+    expect((await agentCli(['status'])).code).toBe(3);
+    expect((await userCli(['status'])).code).toBe(3);
+  });
+});
