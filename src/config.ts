@@ -1,5 +1,6 @@
+import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { WIRES, isWireName, type WireName } from './domain/wire.js';
 
 /** Daemon settings from the environment (behaviour.md §1.1). */
@@ -10,6 +11,8 @@ export interface DaemonConfig {
   label: string;
   allowedOrigins: string[];
   wire: WireName;
+  /** `loom daemon --record <file>` (behaviour.md §14.1). */
+  record?: string;
   /** Base URL of the GitHub REST API for GitHub-style installs (SVC_GITHUB_API, behaviour.md §7.3). */
   githubApi: string;
 }
@@ -22,7 +25,7 @@ export class ConfigError extends Error {}
  * `--wire` (either wins over its variable). The wire comes first: it decides the default port
  * (3923 agent, 3100 user; behaviour.md §11).
  */
-export function loadConfig(env: NodeJS.ProcessEnv, opts: { portOverride?: string; wire?: string } = {}): DaemonConfig {
+export function loadConfig(env: NodeJS.ProcessEnv, opts: { portOverride?: string; wire?: string; record?: string } = {}): DaemonConfig {
   const rawWire = opts.wire ?? (env.SVC_WIRE !== undefined && env.SVC_WIRE !== '' ? env.SVC_WIRE : 'agent');
   if (!isWireName(rawWire)) {
     throw new ConfigError(opts.wire !== undefined ? `loom: invalid --wire "${rawWire}" (use agent or user)` : `loom: invalid SVC_WIRE "${rawWire}" (use agent or user)`);
@@ -36,6 +39,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { portOverride?: string
   }
   const role = env.SVC_ROLE ?? 'agent-host';
   if (!/^[a-z][a-z0-9-]{0,31}$/.test(role)) throw new ConfigError(`loom: invalid SVC_ROLE "${role}"`);
+  if (opts.record !== undefined) checkRecordFile(opts.record);
   const githubApi = env.SVC_GITHUB_API && env.SVC_GITHUB_API !== '' ? env.SVC_GITHUB_API : 'https://api.github.com';
   if (!/^https?:\/\/[^/?#]+(\/[^?#]*)?$/.test(githubApi)) throw new ConfigError(`loom: invalid SVC_GITHUB_API "${githubApi}"`);
   return {
@@ -45,6 +49,14 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { portOverride?: string
     label: env.SVC_LABEL ?? 'loom',
     allowedOrigins: (env.SVC_ALLOWED_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     wire,
+    ...(opts.record ? { record: opts.record } : {}),
     githubApi,
   };
+}
+
+/** `--record <file>`: its folder must exist and the path must not be a folder (exit 2 before anything starts). */
+function checkRecordFile(file: string): void {
+  const abs = resolve(file);
+  if (file === '' || (existsSync(abs) && statSync(abs).isDirectory())) throw new ConfigError(`loom: cannot record to "${file}": not a file path`);
+  if (!existsSync(dirname(abs))) throw new ConfigError(`loom: cannot record to "${file}": folder ${dirname(abs)} does not exist`);
 }

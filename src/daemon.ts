@@ -54,7 +54,7 @@ export async function compose(config: DaemonConfig, opts: { clock?: Clock; memor
   const registry = buildRegistry(wire);
   const env = new FileEnvStore(config.dataDir, wire.stateRoot);
   const system = new LoomSystem({ info, clock, agents, env, packages: new EmptyPackageRegistry(), registry, queue: opts.queue });
-  const { routes, fastPaths, upgrades } = await installFeatures({ system, info, clock, agents, allowedOrigins: config.allowedOrigins, githubApi: config.githubApi }, wire);
+  const { routes, fastPaths, upgrades } = await installFeatures({ system, info, clock, agents, allowedOrigins: config.allowedOrigins, githubApi: config.githubApi, recordTo: config.record }, wire);
   const ctx: AppContext = { system, wire, allowedOrigins: config.allowedOrigins, onShutdown: opts.onShutdown ?? (() => undefined), fastPaths, upgrades };
   const app = createApp(ctx, routes);
   const log = opts.requestLog ?? {};

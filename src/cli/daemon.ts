@@ -10,11 +10,12 @@ export function daemonCli({ program }: CliParts): void {
   examples(program.command('daemon')
     .description('Run the daemon in the foreground on 127.0.0.1 (what `npm start` does)')
     .option('--wire <wire>', 'agent, or user for clients of the earlier user-based wire (default: $SVC_WIRE, else agent)')
-    .option('--quiet', 'no line per request on the terminal (the request log is still written; loom logs shows it)'), [
-    'loom daemon', 'loom --port 4000 daemon --quiet', 'loom daemon --wire user',
-  ]).action(async (o: { wire?: string; quiet?: boolean }) => {
+    .option('--quiet', 'no line per request on the terminal (the request log is still written; loom logs shows it)')
+    .option('--record <file>', 'record every command from start-up into this trace file (JSONL; replay it with loom replay)'), [
+    'loom daemon', 'loom --port 4000 daemon --quiet', 'loom daemon --wire user', 'loom daemon --record session.jsonl',
+  ]).action(async (o: { wire?: string; quiet?: boolean; record?: string }) => {
     const { runDaemon } = await import('../main.js');
     // `loom --wire user daemon` and `loom daemon --wire user` alike.
-    await runDaemon({ port: globals(program).port, wire: o.wire ?? globals(program).wire, quiet: o.quiet === true });
+    await runDaemon({ port: globals(program).port, wire: o.wire ?? globals(program).wire, quiet: o.quiet === true, record: o.record });
   });
 }
