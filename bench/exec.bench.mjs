@@ -10,7 +10,7 @@ import { Agent, request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { freePort, median, percentile, startDaemon, startServer, writeResult } from './common.mjs';
+import { cpuMs, freePort, median, percentile, startDaemon, startServer, writeResult } from './common.mjs';
 import { summarise } from './profile.mjs';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
@@ -72,10 +72,18 @@ for (const name of ['lean', 'skeleton']) {
   if (t.length !== sample.length) throw new Error(`${name} answers ${t.length} bytes, Loom ${sample.length}`);
 }
 
+const pids = { lean: lean.pid, skeleton: skeleton.pid, loom: d.pid };
+/** One load run; also the server's CPU time per answered request (µs), which a busy machine disturbs less than req/s. */
+async function measured(name, url, headers) {
+  const before = cpuMs(pids[name]);
+  const r = await load(url, headers);
+  r.cpuUsPerRequest = ((cpuMs(pids[name]) - before) * 1000) / Math.max(1, r.requests.total);
+  return r;
+}
 const targets = {
-  lean: () => load(`http://127.0.0.1:${ports.lean}/exec`, { 'X-Agent-Id': 'bench' }),
-  skeleton: () => load(`http://127.0.0.1:${ports.skeleton}/exec`, { 'X-Agent-Id': 'bench' }),
-  loom: () => load(`${d.base}/exec`, { 'X-Agent-Id': 'bench' }),
+  lean: () => measured('lean', `http://127.0.0.1:${ports.lean}/exec`, { 'X-Agent-Id': 'bench' }),
+  skeleton: () => measured('skeleton', `http://127.0.0.1:${ports.skeleton}/exec`, { 'X-Agent-Id': 'bench' }),
+  loom: () => measured('loom', `${d.base}/exec`, { 'X-Agent-Id': 'bench' }),
 };
 // Warm-up runs discarded; then the servers alternate round by round, so a slow or fast spell of this
 // shared machine does not land on one of them only.
@@ -96,7 +104,8 @@ const rps = (k) => runs[k].map((r) => r.requests.average);
 const ratios = (k, base) => runs[k].map((r, i) => r.requests.average / runs[base][i].requests.average);
 const pct = (x) => `${(100 * x).toFixed(1)} %`;
 const perRound = runs.loom.map((r, i) => `| ${i + 1} | ${Math.round(runs.lean[i].requests.average)} | ${Math.round(runs.skeleton[i].requests.average)} | ${Math.round(r.requests.average)} | ${pct(ratios('loom', 'lean')[i])} | ${pct(ratios('loom', 'skeleton')[i])} | ${loads[i].toFixed(2)} |`).join('\n');
-const row = (name, k) => `| ${name} | ${Math.round(median(rps(k)))} | ${median(runs[k].map((r) => r.latency.p50))} | ${median(runs[k].map((r) => r.latency.p99))} | ${runs[k].reduce((a, r) => a + r.non2xx + r.errors, 0)} | ${median(seq[k]).toFixed(3)} | ${percentile(seq[k], 99).toFixed(3)} |`;
+const cpu = (k) => median(runs[k].map((r) => r.cpuUsPerRequest));
+const row = (name, k) => `| ${name} | ${Math.round(median(rps(k)))} | ${cpu(k).toFixed(0)} | ${median(runs[k].map((r) => r.latency.p50))} | ${median(runs[k].map((r) => r.latency.p99))} | ${runs[k].reduce((a, r) => a + r.non2xx + r.errors, 0)} | ${median(seq[k]).toFixed(3)} | ${percentile(seq[k], 99).toFixed(3)} |`;
 const vsLean = median(ratios('loom', 'lean'));
 const vsSkeleton = median(ratios('loom', 'skeleton'));
 let profile = '';
@@ -113,12 +122,14 @@ same bytes. Then one sequential client, ${SEQ_N} requests per server in 5 interl
 |---|---|---|---|---|---|---|
 ${perRound}
 
-| server | req/s (median) | p50 ms | p99 ms | non-2xx + errors | 1 client p50 ms | 1 client p99 ms |
-|---|---|---|---|---|---|---|
+| server | req/s (median) | server CPU µs/request | p50 ms | p99 ms | non-2xx + errors | 1 client p50 ms | 1 client p99 ms |
+|---|---|---|---|---|---|---|---|
 ${row('lean Express 5 (no body parser)', 'lean')}
 ${row('Express 5 + express.json + XState actor per topic (skeleton)', 'skeleton')}
 ${row('Loom daemon', 'loom')}
 
 Loom reaches **${pct(vsLean)}** of lean Express (target ≥ 70 %) and **${pct(vsSkeleton)}** of the skeleton
 (target ≥ 100 %), medians of the per-round ratios; one sequential client: p50 **${median(seq.loom).toFixed(3)} ms** (target ≤ 0.5 ms).
+Server CPU per request, the figure a shared machine disturbs least: Loom ${cpu('loom').toFixed(0)} µs, lean Express ${cpu('lean').toFixed(0)} µs
+(lean / Loom **${pct(cpu('lean') / cpu('loom'))}**), skeleton ${cpu('skeleton').toFixed(0)} µs (skeleton / Loom **${pct(cpu('skeleton') / cpu('loom'))}**).
 ${profile}`);

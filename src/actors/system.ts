@@ -61,6 +61,8 @@ export class LoomSystem {
   private readonly root: DaemonActor;
   private readonly contributions: SystemContribution[] = [];
   private readonly hubs = new Map<HubName, HubPage>(Object.entries(CORE_HUBS) as Array<[HubName, HubPage]>);
+  /** The callers of each topic's tickets in flight, by ticket id (a topic's listeners end with it). */
+  private readonly tickets = new WeakMap<TopicRef, Map<string, TicketListener>>();
 
   constructor(private readonly deps: SystemDeps) {
     this.limits = deps.queue ?? { max: QUEUE_MAX, waitMs: QUEUE_WAIT_MS };
@@ -227,8 +229,18 @@ export class LoomSystem {
     this.knownAgent(agentId).send({ type: 'topic.wake', ref, input });
     const actor = this.topicActor(agentId, ref.topic);
     if (!actor) throw new Error(`agent ${agentId} could not open topic ${ref.topic}`);
-    // The trace recorder and the inspector see every topic's command events (behaviour.md §13.3).
-    actor.on('*', (ev) => this.inspection.command(ev));
+    // One subscription per topic: each ticket's caller gets its events, and the trace recorder and
+    // the inspector see every command event (behaviour.md §13.3).
+    const listeners = new Map<string, TicketListener>();
+    this.tickets.set(actor, listeners);
+    actor.on('*', (ev) => {
+      const l = listeners.get(ev.ticket.id);
+      if (l) {
+        if (ev.type === 'command.finished' || ev.type === 'command.refused') listeners.delete(ev.ticket.id);
+        guarded(l, ev);
+      }
+      this.inspection.command(ev);
+    });
     return actor;
   }
 
@@ -242,11 +254,8 @@ export class LoomSystem {
     const ticket: Ticket = {
       id: nextTicketId(actor.getSnapshot().context), cmd: req.cmd, requestId: req.requestId, via: req.via, queuedAt: this.deps.clock.now(), startedAt: null,
     };
-    const sub = actor.on('*', (ev) => {
-      if (ev.ticket.id !== ticket.id) return;
-      if (ev.type === 'command.finished' || ev.type === 'command.refused') sub.unsubscribe();
-      guarded(listener, ev);
-    });
+    const listeners = this.tickets.get(actor) as Map<string, TicketListener>;
+    listeners.set(ticket.id, listener);
     actor.send({ type: req.via === 'mcp' ? 'command.try' : 'command.arrive', ticket });
     return {
       ticketId: ticket.id,
@@ -254,7 +263,7 @@ export class LoomSystem {
         // A running command goes on and its result is discarded (behaviour.md §9.4).
         if (actor.getSnapshot().context.running?.id === ticket.id) return;
         actor.send({ type: 'command.leave', ticketId: ticket.id });
-        sub.unsubscribe();
+        listeners.delete(ticket.id);
       },
     };
   }
