@@ -1,4 +1,5 @@
 import type { AnyActorRef, InspectionEvent } from 'xstate';
+import { displayPath } from '../commands/format.js';
 import { redactCommand } from '../domain/redact.js';
 import type { CommandEvent, Ticket } from '../domain/ticket.js';
 
@@ -48,8 +49,20 @@ function ticketView(t: Ticket, now: number, waitMs?: number): Record<string, unk
   return { ...base, queued_at: iso(t.queuedAt), waited_ms: now - t.queuedAt, ...(waitMs !== undefined ? { expires_in_ms: Math.max(0, t.queuedAt + waitMs - now) } : {}) };
 }
 
+/**
+ * The `shell` entry of a topic (behaviour.md §13.2): state, pid and displayed cwd of its shell;
+ * `none` for a bash topic without one, null outside bash topics. Never the command text.
+ */
+function shellEntry(topicType: string, shell: AnyActorRef | undefined): Record<string, unknown> | null {
+  if (topicType !== 'bash') return null;
+  if (!shell) return { state: 'none', pid: null, cwd: null };
+  const snap = shell.getSnapshot() as Snap;
+  const c = snap.context as { pid: number | null; cwd: string; home: string };
+  return { state: snap.value, pid: c.pid, cwd: displayPath(c.cwd, c.home) };
+}
+
 /** The public detail of one actor's context, per machine. */
-function detailOf(machine: string, context: unknown, now: number): Record<string, unknown> {
+function detailOf(machine: string, context: unknown, now: number, children: Record<string, AnyActorRef> = {}): Record<string, unknown> {
   const c = context as Record<string, unknown>;
   switch (machine) {
     case 'topicQueue': {
@@ -58,7 +71,12 @@ function detailOf(machine: string, context: unknown, now: number): Record<string
         agent_id: tc.agentId, topic: tc.ref.topic, topic_type: tc.ref.type,
         running: tc.running ? ticketView(tc.running, now) : null,
         waiting: tc.waiting.map((t) => ticketView(t, now, tc.limits.waitMs)),
+        shell: shellEntry(tc.ref.type, children.shell),
       };
+    }
+    case 'shell': {
+      const sc = c as { agentId: string; topic: string; pid: number | null; cwd: string; home: string; transport: string | null };
+      return { agent_id: sc.agentId, topic: sc.topic, pid: sc.pid, cwd: displayPath(sc.cwd, sc.home), transport: sc.transport };
     }
     case 'agent':
       return { agent_id: c.id };
@@ -76,7 +94,7 @@ function detailOf(machine: string, context: unknown, now: number): Record<string
 export function describeActor(systemId: string, ref: AnyActorRef, now: number): LiveActor {
   const machine = machineOf(ref) ?? 'actor';
   const snap = ref.getSnapshot() as Snap;
-  return { actor: systemId, machine, state: snap.value ?? snap.status ?? null, detail: detailOf(machine, snap.context, now) };
+  return { actor: systemId, machine, state: snap.value ?? snap.status ?? null, detail: detailOf(machine, snap.context, now, snap.children) };
 }
 
 /** Turns inspection events into §13.3 messages; remembers each actor's last state and children. */
