@@ -3,6 +3,7 @@
 // the ready line) with an empty registry and with the 1,000-agent registry. Targets: 1,000 × 5 topics
 // <= 150 MiB RSS, cold start <= 300 ms. BENCH_COMPARE_ROOT=<checkout> adds the same rows for another
 // build (e.g. main before the actor tree), measured in the same run.
+import { spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { loadavg } from 'node:os';
 import { median, rssMiB, startDaemon, writeResult } from './common.mjs';
@@ -28,6 +29,13 @@ function post(port, path, body, headers = {}) {
 async function pool(n, width, fn) {
   let next = 0;
   await Promise.all(Array.from({ length: width }, async () => { while (next < n) await fn(next++); }));
+}
+
+/** Spawn of a bare `node` that prints its ready line at once (ms): the floor of any cold start on this machine now. */
+function bareStart() {
+  const t0 = process.hrtime.bigint();
+  const p = spawn(process.execPath, ['-e', 'console.log("listening")'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve) => p.stdout.once('data', () => { resolve(Number(process.hrtime.bigint() - t0) / 1e6); p.kill(); }));
 }
 
 const settle = () => new Promise((r) => setTimeout(r, 1500));
@@ -58,7 +66,9 @@ async function round(root) {
 const builds = { loom: undefined, ...(process.env.BENCH_COMPARE_ROOT ? { compare: process.env.BENCH_COMPARE_ROOT } : {}) };
 const results = Object.fromEntries(Object.keys(builds).map((k) => [k, []]));
 const loads = [];
+const bare = [];
 for (let r = 0; r < ROUNDS; r++) {
+  bare.push(await bareStart());
   for (const [k, root] of Object.entries(builds)) results[k].push(await round(root));
   loads.push(loadavg()[0]);
 }
@@ -71,8 +81,9 @@ writeResult('scale', `Resident memory and cold start at ${AGENTS} agents × ${TO
 ${ROUNDS} rounds per build (builds alternating), medians. RSS (MiB) read from /proc 1.5 s after each step:
 idle (empty registry); after registering ${AGENTS} agents; after opening ${TOPICS} topics each with POST /sessions (no
 command run); after one \`/info\` in every topic; idle after a restart on the full registry. Cold start (ms): spawn of
-\`node dist/cli/main.js daemon\` to its ready line, empty registry and ${AGENTS}-agent registry. Load average per round:
-${loads.map((x) => x.toFixed(2)).join(', ')}.
+\`node dist/cli/main.js daemon\` to its ready line, empty registry and ${AGENTS}-agent registry; the floor on this machine
+in the same run, a bare \`node -e\` printing a line: **${median(bare).toFixed(0)} ms** (median; ${bare.map((x) => x.toFixed(0)).join(', ')}).
+Load average per round: ${loads.map((x) => x.toFixed(2)).join(', ')}.
 
 | build | idle | ${AGENTS} agents | + ${AGENTS * TOPICS} topics | + one /info each | restarted, full registry | cold start empty | cold start ${AGENTS} agents |
 |---|---|---|---|---|---|---|---|
