@@ -8,6 +8,14 @@ export class RegistryReadError extends Error {
   }
 }
 
+/** A file-system error as one short phrase for `loom: cannot read <file>: <phrase>`. */
+export function fileErrorText(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'EISDIR') return 'it is a directory';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  return (err as Error).message;
+}
+
 /**
  * A lowdb adapter with Loom's write rules: atomic (temp, fsync, rename) and mode 0600.
  * lowdb's own JSONFile renames without fsync and gives no control of the mode, hence this adapter.
@@ -16,16 +24,30 @@ export class AtomicJsonFile<T> implements Adapter<T> {
   constructor(private readonly path: string) {}
 
   async read(): Promise<T | null> {
-    const text = readFileIfExists(this.path);
-    if (text === undefined) return null;
+    let text: string | undefined;
     try {
-      return JSON.parse(text) as T;
+      text = readFileIfExists(this.path);
+    } catch (err) {
+      throw new RegistryReadError(this.path, fileErrorText(err));
+    }
+    if (text === undefined) return null;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
     } catch (err) {
       throw new RegistryReadError(this.path, (err as Error).message);
     }
+    // lowdb would take null for "no file yet" and start an empty registry (issue 12, defect 8).
+    if (value === null) throw new RegistryReadError(this.path, 'the file holds null, not a registry');
+    return value as T;
   }
 
   async write(data: T): Promise<void> {
+    this.writeSync(data);
+  }
+
+  /** The same write, throwing synchronously (a caller that must know it is durable before going on). */
+  writeSync(data: T): void {
     writeFileAtomic(this.path, JSON.stringify(data, null, 2) + '\n');
   }
 }
