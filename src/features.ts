@@ -3,6 +3,7 @@ import { bashFeature } from './features/bash.js';
 import { capabilitiesFeature } from './features/capabilities.js';
 import { documentsFeature } from './features/documents.js';
 import { eventsFeature } from './features/events.js';
+import { installFeature } from './features/install.js';
 import { mcpFeature } from './features/mcp.js';
 import type { Feature, FeatureHost } from './features/types.js';
 import type { RouteModule } from './http/app.js';
@@ -16,6 +17,7 @@ export const features: Feature[] = [
   actionsFeature,
   eventsFeature,
   capabilitiesFeature,
+  installFeature,
   bashFeature,
 ];
 

@@ -2,6 +2,7 @@ import type { Command, CommandFallback, FeatureServices, HubPage } from '../comm
 import type { AgentInput } from '../domain/agentInput.js';
 import type { AgentRecord } from '../domain/ports.js';
 import type { HubName } from '../domain/topic.js';
+import type { InstallEffects } from './tree.js';
 
 /** A feature's part in POST /agents (capability pairing, webhook creation). */
 export interface RegistrationExtension {
@@ -37,6 +38,8 @@ export interface SystemContribution {
    * revoked): the feature's own I/O (inbox, streams). Returns counts to add to the response.
    */
   onDelete?(agentId: string): Promise<DeleteStepCounts | void> | DeleteStepCounts | void;
+  /** The work of install actors (the install feature's; spec §3 Package install). */
+  installer?: InstallEffects;
   /** Daemon shutdown (behaviour.md §1.1): end streams, close logs. */
   onShutdown?(): void | Promise<void>;
 }

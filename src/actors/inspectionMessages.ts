@@ -16,6 +16,10 @@ export type InspectorMessage =
   | {
     type: 'command'; phase: 'queued' | 'started' | 'refused' | 'finished'; agent_id: string; topic: string; ticket: string;
     cmd: string; via: string; ok?: boolean; code?: string | null; duration_ms?: number; at: string;
+  }
+  | {
+    type: 'install'; actor: string; agent_id: string; install_id: string; name: string | null; source: string;
+    state: unknown; files_done: number; files_total: number; bytes: number; at: string;
   };
 
 /** One live actor of the registry, redacted. */
@@ -82,6 +86,9 @@ function detailOf(machine: string, context: unknown, now: number, children: Reco
       return { agent_id: c.id };
     case 'capability':
       return { token_id: c.tokenId, single_use: c.singleUse, expires_at: iso(c.expiresAt as number), reserved: c.reservedBy !== null };
+    case 'install':
+      // behaviour.md §13.2 `installs` entries: the source as given and the progress, never the request (it holds the home path).
+      return { agent_id: c.agentId, install_id: c.installId, name: c.name, source: c.source, files_done: c.filesDone, files_total: c.filesTotal, bytes: c.bytes };
     case 'webhookToken':
       // The fingerprint is not shown either: only whether a token exists and how often it was rotated.
       return { rotations: c.rotations };
@@ -99,7 +106,7 @@ export function describeActor(systemId: string, ref: AnyActorRef, now: number): 
 
 /** Turns inspection events into §13.3 messages; remembers each actor's last state and children. */
 export class InspectionSerialiser {
-  private readonly last = new WeakMap<AnyActorRef, { value: unknown; children: Map<string, AnyActorRef> }>();
+  private readonly last = new WeakMap<AnyActorRef, { value: unknown; children: Map<string, AnyActorRef>; progress?: string }>();
 
   constructor(private readonly clock: { now(): number }) {}
 
@@ -127,13 +134,22 @@ export class InspectionSerialiser {
     else if (prev && JSON.stringify(prev.value) !== JSON.stringify(snap.value)) {
       out.push({ type: 'transition', actor: systemId, machine, from: prev.value, to: snap.value, event: ev.event.type, at });
     }
+    const progress = machine === 'install' ? this.installMessage(systemId, snap, at) : null;
+    if (progress && progress.key !== prev?.progress) out.push(progress.msg);
     for (const [id, child] of prev?.children ?? []) {
       const childId = (child as { systemId?: string }).systemId;
       const childMachine = machineOf(child);
       if (!children.has(id) && childId && childMachine) out.push({ type: 'actor', actor: childId, machine: childMachine, event: 'stopped', at });
     }
-    this.last.set(ref, { value: snap.value, children });
+    this.last.set(ref, { value: snap.value, children, ...(progress ? { progress: progress.key } : {}) });
     return out;
+  }
+
+  /** The `{"type":"install", …}` message of behaviour.md §13.3 for an install actor's snapshot. */
+  private installMessage(actor: string, snap: Snap, at: string): { key: string; msg: InspectorMessage } {
+    const d = detailOf('install', snap.context, 0) as { agent_id: string; install_id: string; name: string | null; source: string; files_done: number; files_total: number; bytes: number };
+    const msg: InspectorMessage = { type: 'install', actor, ...d, state: snap.value, at };
+    return { key: JSON.stringify([snap.value, d.name, d.files_done, d.files_total, d.bytes]), msg };
   }
 
   /** The message of one topic `command.*` event (cmd redacted; no result text). */

@@ -1,4 +1,4 @@
-import type { Adapter } from 'lowdb';
+import type { Adapter, SyncAdapter } from 'lowdb';
 import { readFileIfExists, writeFileAtomic } from '../effects/atomicFile.js';
 
 /** Raised when a registry file exists but cannot be parsed (behaviour.md §1.1: never reset silently). */
@@ -48,6 +48,28 @@ export class AtomicJsonFile<T> implements Adapter<T> {
 
   /** The same write, throwing synchronously (a caller that must know it is durable before going on). */
   writeSync(data: T): void {
+    writeFileAtomic(this.path, JSON.stringify(data, null, 2) + '\n');
+  }
+}
+
+/**
+ * The synchronous twin of AtomicJsonFile for lowdb's LowSync: registries read on first use from a
+ * command (the package registry of an agent) cannot wait for a promise.
+ */
+export class AtomicJsonFileSync<T> implements SyncAdapter<T> {
+  constructor(private readonly path: string) {}
+
+  read(): T | null {
+    const text = readFileIfExists(this.path);
+    if (text === undefined) return null;
+    try {
+      return JSON.parse(text) as T;
+    } catch (err) {
+      throw new RegistryReadError(this.path, (err as Error).message);
+    }
+  }
+
+  write(data: T): void {
     writeFileAtomic(this.path, JSON.stringify(data, null, 2) + '\n');
   }
 }
