@@ -32,7 +32,9 @@ export async function startDaemon(env = {}, nodeArgs = [], opts = {}) {
     proc.once('exit', (c) => reject(new Error(`daemon exited ${c}`)));
   });
   const readyMs = Number(process.hrtime.bigint() - started) / 1e6;
-  return { port, pid: proc.pid, dataDir, readyMs, base: `http://127.0.0.1:${port}`, stop: () => new Promise((r) => { proc.once('exit', r); proc.kill('SIGTERM'); }) };
+  // CPU time spent up to the ready line: what a cold start costs the process itself, whatever else runs on the machine.
+  const readyCpuMs = cpuMs(proc.pid);
+  return { port, pid: proc.pid, dataDir, readyMs, readyCpuMs, base: `http://127.0.0.1:${port}`, stop: () => new Promise((r) => { proc.once('exit', r); proc.kill('SIGTERM'); }) };
 }
 
 /** "<cpu model> ×<n>, <GiB> GiB RAM, Node <v>" */
