@@ -5,6 +5,7 @@ import { documentsFeature } from './features/documents.js';
 import { eventsFeature } from './features/events.js';
 import { installFeature } from './features/install.js';
 import { mcpFeature } from './features/mcp.js';
+import { tracesFeature } from './features/traces.js';
 import type { Feature, FeatureHost } from './features/types.js';
 import type { RouteModule } from './http/app.js';
 import type { FastPath } from './http/context.js';
@@ -19,6 +20,7 @@ export const features: Feature[] = [
   capabilitiesFeature,
   installFeature,
   bashFeature,
+  tracesFeature,
 ];
 
 /** Build every feature, hand its system part to the system; returns the HTTP parts. */

@@ -6,6 +6,14 @@ import { describeActor, InspectionSerialiser, type InspectorMessage, type LiveAc
 
 export type { InspectorMessage, LiveActor } from './inspectionMessages.js';
 
+/** A webhook post the inbox took (what a trace records as a `webhook` step, behaviour.md §14.2). */
+export interface IntakeEvent {
+  agentId: string;
+  text: string;
+  /** ms since the epoch. */
+  at: number;
+}
+
 /** A raw observer of the whole tree (XState inspection events). */
 export type InspectionObserver = (event: InspectionEvent) => void;
 
@@ -17,6 +25,7 @@ export type InspectionObserver = (event: InspectionEvent) => void;
  */
 export class Inspection {
   private readonly commandObservers = new Set<(ev: CommandEvent) => void>();
+  private readonly intakeObservers = new Set<(ev: IntakeEvent) => void>();
 
   constructor(private readonly root: DaemonActor) {}
 
@@ -48,6 +57,23 @@ export class Inspection {
         l(ev);
       } catch (err) {
         process.emitWarning(`command observer failed: ${errorMessage(err)}`);
+      }
+    }
+  }
+
+  /** Every webhook post the inbox takes (the trace recorder); returns the unsubscribe function. */
+  observeIntake(listener: (ev: IntakeEvent) => void): () => void {
+    this.intakeObservers.add(listener);
+    return () => this.intakeObservers.delete(listener);
+  }
+
+  /** Called by the events service once a webhook post is stored. */
+  intake(ev: IntakeEvent): void {
+    for (const l of this.intakeObservers) {
+      try {
+        l(ev);
+      } catch (err) {
+        process.emitWarning(`intake observer failed: ${errorMessage(err)}`);
       }
     }
   }

@@ -8,6 +8,8 @@ import { eventCommands } from './event.js';
 import { installCli } from './install.js';
 import { logsCli } from './logs.js';
 import { mcpCli } from './mcp.js';
+import { replayCli } from './replay.js';
+import { traceCli } from './trace.js';
 import { versionCli } from './version.js';
 
 /**
@@ -23,6 +25,8 @@ export const cliModules: CliModule[] = [
   eventCommands,
   installCli,
   mcpCli,
+  traceCli,
+  replayCli,
 ];
 
 /** The one-command form, exit codes and first examples (behaviour.md §2.13: listed in `loom --help`). */
