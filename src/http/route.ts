@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Express, Request, Response } from 'express';
 import { LoomError } from '../domain/errors.js';
 import type { WireDescription } from '../domain/wire.js';
@@ -18,13 +19,13 @@ export function route(app: Express, path: string, methods: Record<string, Handle
 }
 
 /** The trimmed identity header of a wire (`X-Agent-Id`, `X-User-Id`), or undefined when absent or empty (behaviour.md §9.4). */
-export function identityHeader(req: Request, wire: Pick<WireDescription, 'header'>): string | undefined {
+export function identityHeader(req: IncomingMessage, wire: Pick<WireDescription, 'header'>): string | undefined {
   const v = req.headers[wire.header.toLowerCase()];
   const s = (Array.isArray(v) ? v[0] : v)?.trim();
   return s ? s : undefined;
 }
 
 /** The trimmed `X-Agent-Id` header, or undefined when absent or empty (behaviour.md §9.4). */
-export function agentHeader(req: Request): string | undefined {
+export function agentHeader(req: IncomingMessage): string | undefined {
   return identityHeader(req, { header: 'X-Agent-Id' });
 }
