@@ -5,8 +5,9 @@ import { CORE_HUBS } from '../commands/hubs.js';
 import type { DaemonInfo, HubPage, Services, TopicStatus } from '../commands/types.js';
 import type { AgentInput } from '../domain/agentInput.js';
 import { LoomError } from '../domain/errors.js';
-import { QUEUE_MAX, QUEUE_WAIT_MS } from '../domain/limits.js';
+import { WIRES, nounTitle, unknownIdentity, type WireDescription } from '../domain/wire.js';
 import type { AgentRecord, AgentStore, Clock, EnvStore, PackageRegistry } from '../domain/ports.js';
+import { newSession } from '../domain/session.js';
 import type { QueueLimits, Ticket, TicketRequest } from '../domain/ticket.js';
 import type { HubName, TopicRef as TopicName } from '../domain/topic.js';
 import { installError, type InstallOutcome, type InstallProgress } from '../domain/install.js';
@@ -40,6 +41,22 @@ export interface CommandRequest extends TicketRequest {
   ref: TopicName;
 }
 
+/** What POST /agents did (spec §4.3); the route names the fields after its wire. */
+export interface RegisterOutcome {
+  id: string;
+  home: string;
+  created: boolean;
+  /** Fields the features add (webhook_url, capability). */
+  extra: Record<string, unknown>;
+}
+
+/** What DELETE /agents/{id} did (spec §4.3 rule 3); `counts` holds every count the cascade reports. */
+export interface DeleteOutcome {
+  id: string;
+  deleted: boolean;
+  counts: Record<string, number>;
+}
+
 /** One registered agent as GET /agents lists it (spec §4.3). */
 export interface AgentSummary {
   id: string;
@@ -59,14 +76,19 @@ const isTopicChild = (id: string) => id.startsWith('topic:');
 export class LoomSystem {
   readonly services: Services;
   readonly limits: QueueLimits;
+  /** The wire this daemon serves (behaviour.md §11): identity noun, state folder, queue limits. */
+  readonly wire: WireDescription;
   readonly inspection: Inspection;
   private readonly root: DaemonActor;
   private readonly contributions: SystemContribution[] = [];
   private readonly hubs = new Map<HubName, HubPage>(Object.entries(CORE_HUBS) as Array<[HubName, HubPage]>);
   private installer: InstallEffects | undefined;
+  /** The callers of each topic's tickets in flight, by ticket id (a topic's listeners end with it). */
+  private readonly tickets = new WeakMap<TopicRef, Map<string, TicketListener>>();
 
   constructor(private readonly deps: SystemDeps) {
-    this.limits = deps.queue ?? { max: QUEUE_MAX, waitMs: QUEUE_WAIT_MS };
+    this.wire = WIRES[deps.info.wire];
+    this.limits = deps.queue ?? this.wire.queue;
     this.services = {
       info: deps.info, clock: deps.clock, agents: deps.agents, env: deps.env, packages: deps.packages,
       topics: (id) => this.topicStatuses(id),
@@ -101,9 +123,14 @@ export class LoomSystem {
     if (c.installer) this.installer = c.installer;
   }
 
-  /** The `/describe` capabilities the features added (behaviour.md §9.3). */
+  /**
+   * The `/describe` capabilities (behaviour.md §9.3): the core four, then what the features added —
+   * on the agent wire; the user wire lists only its core four (behaviour.md §11).
+   */
   describeCapabilities(): Record<string, unknown> {
-    return Object.assign({ describe: {}, agents: {}, sessions: {}, exec: {} }, ...this.contributions.map((c) => c.describe ?? {}));
+    const core = { describe: {}, [this.wire.listField]: {}, sessions: {}, exec: {} };
+    if (!this.wire.featureCapabilities) return core;
+    return Object.assign(core, ...this.contributions.map((c) => c.describe ?? {}));
   }
 
   // ---- agents (spec §4.3) -------------------------------------------------------------------
@@ -136,15 +163,15 @@ export class LoomSystem {
     return this.deps.agents.list().map((a) => ({ id: a.id, home: a.home, allowedPaths: a.allowedPaths, createdAt: a.createdAt }));
   }
 
-  /** Default home of an agent (behaviour.md §1.4). */
+  /** Default home of an agent (behaviour.md §1.4); the user wire has none (its routes require `home`). */
   defaultHome(agentId: string): string {
-    return join(this.deps.info.dataDir, 'agents', agentId, 'home');
+    return join(this.deps.info.dataDir, this.wire.stateRoot, agentId, 'home');
   }
 
   /** POST /agents (spec §4.3): idempotent; only provided fields change; createdAt kept. */
-  async registerAgent(input: AgentInput): Promise<Record<string, unknown>> {
+  async registerAgent(input: AgentInput): Promise<RegisterOutcome> {
     // behaviour.md §9.5 order: home and allowed_paths (policy: issue 12), then contributions, all before any change.
-    checkAgentRoots({ dataDir: this.deps.info.dataDir, agentId: input.agentId, home: input.home, allowedPaths: input.allowedPaths });
+    checkAgentRoots({ dataDir: this.deps.info.dataDir, agentId: input.agentId, home: input.home, allowedPaths: input.allowedPaths, defaultHomes: this.wire.defaultHomes });
     for (const c of this.contributions) c.onRegister?.validate?.(input);
     const existing = this.deps.agents.get(input.agentId);
     const home = input.home !== undefined ? resolve(input.home) : existing?.home ?? this.defaultHome(input.agentId);
@@ -163,9 +190,9 @@ export class LoomSystem {
       // behaviour.md §9.5: a changed home disposes the agent's sessions.
       this.closeAllSessions(agent);
     }
-    const out: Record<string, unknown> = { agent_id: record.id, home: record.home, created: !existing };
-    for (const c of this.contributions) Object.assign(out, await c.onRegister?.apply?.(this.deps.agents.get(record.id) ?? record, input));
-    return out;
+    const extra: Record<string, unknown> = {};
+    for (const c of this.contributions) Object.assign(extra, await c.onRegister?.apply?.(this.deps.agents.get(record.id) ?? record, input));
+    return { id: record.id, home: record.home, created: !existing, extra };
   }
 
   /** Ensure an agent exists with a default home (MCP auto-registration, spec §4.8). */
@@ -178,18 +205,19 @@ export class LoomSystem {
    * topic (answer, end) and capability (revoked); the cascade's I/O runs; the actor ends and
    * leaves the tree with its remaining children. The home stays.
    */
-  async deleteAgent(agentId: string): Promise<Record<string, unknown>> {
+  async deleteAgent(agentId: string): Promise<DeleteOutcome> {
     const agent = this.hasAgent(agentId) ? this.agent(agentId) : undefined;
-    if (!agent) return { agent_id: agentId, deleted: false, revoked_capabilities: 0, disposed_sessions: 0 };
-    const ids = Object.keys(agent.getSnapshot().children);
-    const counts = { revoked_capabilities: ids.filter((id) => id.startsWith('cap:')).length, disposed_sessions: ids.filter(isTopicChild).length };
+    if (!agent) return { id: agentId, deleted: false, counts: { revoked_capabilities: 0, disposed_sessions: 0 } };
+    const snap = agent.getSnapshot();
+    const ids = Object.keys(snap.children);
+    const counts = { revoked_capabilities: ids.filter((id) => id.startsWith('cap:')).length, disposed_sessions: ids.filter(isTopicChild).length + snap.context.dormant.size };
     const outcome = new Promise<AgentOutcome>((done, fail) => {
       agent.subscribe({ complete: () => done(agent.getSnapshot().output as AgentOutcome), error: fail });
     });
     agent.send({ type: 'agent.delete', at: this.deps.clock.now(), counts });
     const out = await outcome;
     if (!out.ok) throw out.error;
-    return { agent_id: agentId, deleted: true, ...out.counts };
+    return { id: agentId, deleted: true, counts: out.counts };
   }
 
   /** The I/O of DELETE /agents/{id} (the agent machine's `cascade`): feature steps, state folder, registry entry. */
@@ -199,7 +227,7 @@ export class LoomSystem {
       const r = await c.onDelete?.(agentId);
       if (r) for (const [k, v] of Object.entries(r)) total[k] = (total[k] ?? 0) + v;
     }
-    rmSync(join(this.deps.info.dataDir, 'agents', agentId, 'state'), { recursive: true, force: true });
+    rmSync(join(this.deps.info.dataDir, this.wire.stateRoot, agentId, 'state'), { recursive: true, force: true });
     await this.deps.agents.remove(agentId);
     return total;
   }
@@ -210,19 +238,45 @@ export class LoomSystem {
     return this.root.system.get(topicSystemId(agentId, topic)) as TopicRef | undefined;
   }
 
-  /** The topic of (agent, topic), created on first touch (POST /sessions, first command). */
-  openTopic(agentId: string, ref: TopicName): { actor: TopicRef; created: boolean } {
-    const existing = this.topicActor(agentId, ref.topic);
-    if (existing) return { actor: existing, created: false };
+  private knownAgent(agentId: string): AgentRef {
     const agent = this.agent(agentId);
-    if (!agent) throw new LoomError(401, `Unknown agent: ${agentId}`);
-    const input = { agentId, ref, maxWaiting: this.limits.max, waitMs: this.limits.waitMs, now: this.deps.clock.now() };
-    agent.send({ type: 'topic.open', ref, input });
+    if (!agent) throw new LoomError(401, unknownIdentity(this.wire, agentId));
+    return agent;
+  }
+
+  /**
+   * POST /sessions: the topic of (agent, topic), opened if absent. A new topic is dormant (a record
+   * in its agent) until its first command wakes it.
+   */
+  openTopic(agentId: string, ref: TopicName): { created: boolean } {
+    if (this.topicActor(agentId, ref.topic)) return { created: false };
+    const agent = this.knownAgent(agentId);
+    if (agent.getSnapshot().context.dormant.has(ref.topic)) return { created: false };
+    agent.send({ type: 'topic.open', ref, at: this.deps.clock.now() });
+    return { created: true };
+  }
+
+  /** The actor of (agent, topic), spawned (from its dormant record, or new) when a command needs it. */
+  private wakeTopic(agentId: string, ref: TopicName): TopicRef {
+    const existing = this.topicActor(agentId, ref.topic);
+    if (existing) return existing;
+    const input = { agentId, ref, maxWaiting: this.limits.max, waitMs: this.limits.waitMs, now: this.deps.clock.now(), owner: nounTitle(this.wire) };
+    this.knownAgent(agentId).send({ type: 'topic.wake', ref, input });
     const actor = this.topicActor(agentId, ref.topic);
     if (!actor) throw new Error(`agent ${agentId} could not open topic ${ref.topic}`);
-    // The trace recorder and the inspector see every topic's command events (behaviour.md §13.3).
-    actor.on('*', (ev) => this.inspection.command(ev));
-    return { actor, created: true };
+    // One subscription per topic: each ticket's caller gets its events, and the trace recorder and
+    // the inspector see every command event (behaviour.md §13.3).
+    const listeners = new Map<string, TicketListener>();
+    this.tickets.set(actor, listeners);
+    actor.on('*', (ev) => {
+      const l = listeners.get(ev.ticket.id);
+      if (l) {
+        if (ev.type === 'command.finished' || ev.type === 'command.refused') listeners.delete(ev.ticket.id);
+        guarded(l, ev);
+      }
+      this.inspection.command(ev);
+    });
+    return actor;
   }
 
   /**
@@ -231,15 +285,12 @@ export class LoomSystem {
    * (refused or finished). Must not be called from inside a topic's own listeners.
    */
   submit(req: CommandRequest, listener: TicketListener): Submission {
-    const { actor } = this.openTopic(req.agentId, req.ref);
+    const actor = this.wakeTopic(req.agentId, req.ref);
     const ticket: Ticket = {
       id: nextTicketId(actor.getSnapshot().context), cmd: req.cmd, requestId: req.requestId, via: req.via, queuedAt: this.deps.clock.now(), startedAt: null,
     };
-    const sub = actor.on('*', (ev) => {
-      if (ev.ticket.id !== ticket.id) return;
-      if (ev.type === 'command.finished' || ev.type === 'command.refused') sub.unsubscribe();
-      guarded(listener, ev);
-    });
+    const listeners = this.tickets.get(actor) as Map<string, TicketListener>;
+    listeners.set(ticket.id, listener);
     actor.send({ type: req.via === 'mcp' ? 'command.try' : 'command.arrive', ticket });
     return {
       ticketId: ticket.id,
@@ -247,23 +298,28 @@ export class LoomSystem {
         // A running command goes on and its result is discarded (behaviour.md §9.4).
         if (actor.getSnapshot().context.running?.id === ticket.id) return;
         actor.send({ type: 'command.leave', ticketId: ticket.id });
-        sub.unsubscribe();
+        listeners.delete(ticket.id);
       },
     };
   }
 
-  /** DELETE /sessions/{agent_id}/{topic}: false when absent (spec §4.6). */
+  /** DELETE /sessions/{agent_id}/{topic}: false when absent (spec §4.6). A dormant topic just ends. */
   closeSession(agentId: string, topic: string): boolean {
     const actor = this.topicActor(agentId, topic);
-    if (!actor) return false;
-    actor.send({ type: 'session.close', at: this.deps.clock.now() });
+    if (actor) {
+      actor.send({ type: 'session.close', at: this.deps.clock.now() });
+      return true;
+    }
+    const agent = this.root.system.get(agentSystemId(agentId)) as AgentRef | undefined;
+    if (!agent?.getSnapshot().context.dormant.has(topic)) return false;
+    agent.send({ type: 'topic.forget', topic });
     return true;
   }
 
-  private closeAllSessions(agent: AgentRef): number {
-    const topics = Object.entries(agent.getSnapshot().children).filter(([id]) => isTopicChild(id));
-    for (const [, t] of topics) (t as TopicRef).send({ type: 'session.close', at: this.deps.clock.now() });
-    return topics.length;
+  private closeAllSessions(agent: AgentRef): void {
+    const snap = agent.getSnapshot();
+    for (const [id, t] of Object.entries(snap.children)) if (isTopicChild(id)) (t as TopicRef).send({ type: 'session.close', at: this.deps.clock.now() });
+    for (const topic of snap.context.dormant.keys()) agent.send({ type: 'topic.forget', topic });
   }
 
   private topicsOf(agentId: string): TopicRef[] {
@@ -272,14 +328,16 @@ export class LoomSystem {
     return Object.entries(agent.getSnapshot().children).filter(([id]) => isTopicChild(id)).map(([, t]) => t as TopicRef);
   }
 
-  /** Topics of an agent with queue state, sorted by topic (read from the topic actors). */
+  /** Topics of an agent with queue state, sorted by topic (read from the topic actors and the dormant records). */
   topicStatuses(agentId: string): TopicStatus[] {
-    return this.topicsOf(agentId)
-      .map((t) => {
-        const { value, context } = t.getSnapshot();
-        return { session: context.session, executing: value === 'executing', queueLength: context.waiting.length };
-      })
-      .sort((a, b) => (a.session.ref.topic < b.session.ref.topic ? -1 : a.session.ref.topic > b.session.ref.topic ? 1 : 0));
+    const live: TopicStatus[] = this.topicsOf(agentId).map((t) => {
+      const { value, context } = t.getSnapshot();
+      return { session: context.session, executing: value === 'executing', queueLength: context.waiting.length };
+    });
+    const agent = this.root.system.get(agentSystemId(agentId)) as AgentRef | undefined;
+    // A dormant topic shows as the empty session it will start with.
+    const dormant = [...(agent?.getSnapshot().context.dormant.values() ?? [])].map((d) => ({ session: newSession(agentId, d.ref, d.createdAt), executing: false, queueLength: 0 }));
+    return [...live, ...dormant].sort((a, b) => (a.session.ref.topic < b.session.ref.topic ? -1 : a.session.ref.topic > b.session.ref.topic ? 1 : 0));
   }
 
   /** Agent ids in the tree, sorted (GET /sessions without a filter). */
@@ -287,11 +345,15 @@ export class LoomSystem {
     return Object.keys(this.root.getSnapshot().children).sort();
   }
 
-  /** GET /health counts: agents in the tree, sessions = open topics across all agents. */
+  /** GET /health counts: agents in the tree, sessions = open topics (live and dormant) across all agents. */
   counts(): { agents: number; sessions: number } {
-    const agents = Object.keys(this.root.getSnapshot().children);
+    const agents = Object.values(this.root.getSnapshot().children) as AgentRef[];
     let sessions = 0;
-    for (const id of agents) sessions += this.topicsOf(id).length;
+    for (const a of agents) {
+      const snap = a.getSnapshot();
+      sessions += snap.context.dormant.size;
+      for (const id of Object.keys(snap.children)) if (isTopicChild(id)) sessions++;
+    }
     return { agents: agents.length, sessions };
   }
 

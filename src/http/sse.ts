@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { RUNNING_COMMENT_MS } from '../domain/limits.js';
 import { refusalError } from '../domain/output.js';
-import type { CommandEvent } from '../domain/ticket.js';
+import type { CommandEvent, ExecHead } from '../domain/ticket.js';
 
 /** The stream headers of spec §4.7 (every SSE response). */
 const STREAM_HEADERS = {
@@ -16,6 +16,13 @@ export function sseFrame(name: string, data: unknown): string {
   return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
+/** Writers whose headers wait for the end of this turn of the event loop: one setImmediate for all. */
+const pendingHeaders = new Set<SseWriter>();
+
+function flushPending(): void {
+  for (const w of [...pendingHeaders]) w.flushHeaders();
+}
+
 /**
  * The one SSE writer (architecture.md "actors emit, HTTP listens"): owns the headers of spec §4.7
  * and the framing. `open()` decides the 200; the headers go out at the end of the current turn of
@@ -27,18 +34,29 @@ export class SseWriter {
 
   constructor(private readonly res: ServerResponse) {}
 
-  /** Commit to a 200 stream; the headers follow within this turn of the event loop. */
-  open(): void {
+  /**
+   * Commit to a 200 stream; the headers follow at the end of this turn of the event loop unless the
+   * stream is finished first. `onSent` runs when they go out on their own (a command still running).
+   */
+  open(onSent?: () => void): void {
     if (this.state !== 'new') return;
     this.state = 'pending';
-    setImmediate(() => this.flushHeaders());
+    this.onSent = onSent;
+    pendingHeaders.add(this);
+    if (pendingHeaders.size === 1) setImmediate(flushPending);
   }
 
-  private flushHeaders(): void {
-    if (this.state !== 'pending' || this.closed) return;
+  private onSent: (() => void) | undefined;
+
+  /** Send the headers now if they are still pending. */
+  flushHeaders(): void {
+    if (this.state !== 'pending') return;
+    pendingHeaders.delete(this);
     this.state = 'sent';
+    if (this.closed) return;
     this.res.writeHead(200, STREAM_HEADERS);
     this.res.flushHeaders();
+    this.onSent?.();
   }
 
   /** One event; data is JSON-encoded on one line. */
@@ -60,15 +78,17 @@ export class SseWriter {
 
   /**
    * The last events and the end of the stream as one `res.end(tail)` (one socket write; with the
-   * headers still pending, headers and tail go together). One string in one
+   * headers still pending, headers and tail go together as one string with a Content-Length, the
+   * cheapest answer node:http can write). One string in one
    * end() is the form that delivers the body on every supported Node line: `cork()` + `write()`s +
    * `end()` after `flushHeaders()` sends the last chunk without the corked data on Node 22 and 24.
    */
   finish(events: Array<[name: string, data: unknown]>): void {
     const tail = events.map(([name, data]) => sseFrame(name, data)).join('');
     if (this.state !== 'sent') {
+      pendingHeaders.delete(this);
       this.state = 'sent';
-      this.res.writeHead(200, STREAM_HEADERS);
+      this.res.writeHead(200, { ...STREAM_HEADERS, 'Content-Length': Buffer.byteLength(tail) });
     }
     this.res.end(tail);
   }
@@ -90,9 +110,10 @@ export interface CommandStreamSource {
  * it starts, then `: running` every 15 s; exactly `head`, `content`, `done` when it finishes, and the
  * end. A refusal (429, 504) rejects with its LoomError for the error renderer. A client that leaves
  * while waiting is removed from the queue; one that leaves while its command runs does not cancel it
- * (the result is discarded). Resolves when the exchange is over.
+ * (the result is discarded). Resolves when the exchange is over. `headOf` names the head's fields
+ * for the wire (the user wire's `user_id`, behaviour.md §11).
  */
-export function streamCommand(res: ServerResponse, source: CommandStreamSource): Promise<void> {
+export function streamCommand(res: ServerResponse, source: CommandStreamSource, headOf: (head: ExecHead) => unknown = (head) => head): Promise<void> {
   const sse = new SseWriter(res);
   let timer: NodeJS.Timeout | undefined;
   let settled = false;
@@ -100,8 +121,8 @@ export function streamCommand(res: ServerResponse, source: CommandStreamSource):
     const handle = source.submit((ev) => {
       switch (ev.type) {
         case 'command.started':
-          sse.open();
-          timer = setInterval(() => { if (!sse.closed) sse.comment('running'); }, RUNNING_COMMENT_MS);
+          // `: running` every 15 s for a command still running once its headers went out (most never need it).
+          sse.open(() => { timer = setInterval(() => { if (!sse.closed) sse.comment('running'); }, RUNNING_COMMENT_MS); });
           return;
         case 'command.refused':
           settled = true;
@@ -110,7 +131,7 @@ export function streamCommand(res: ServerResponse, source: CommandStreamSource):
         case 'command.finished':
           settled = true;
           clearInterval(timer);
-          if (!sse.closed) sse.finish([['head', ev.output.head], ['content', ev.output.content], ['done', {}]]);
+          if (!sse.closed) sse.finish([['head', headOf(ev.output.head)], ['content', ev.output.content], ['done', {}]]);
           resolve();
           return;
         default:
