@@ -15,7 +15,8 @@ export type InspectorMessage =
   | {
     type: 'command'; phase: 'queued' | 'started' | 'refused' | 'finished'; agent_id: string; topic: string; ticket: string;
     cmd: string; via: string; ok?: boolean; code?: string | null; duration_ms?: number; at: string;
-  };
+  }
+  | ({ type: 'install'; actor: string; state: unknown; at: string } & Record<string, unknown>);
 
 /** One live actor of the registry, redacted. */
 export interface LiveActor {
@@ -42,10 +43,26 @@ function machineOf(ref: AnyActorRef): string | null {
 }
 
 /** The public form of a ticket (cmd redacted, body never). */
-function ticketView(t: Ticket, now: number, waitMs?: number): Record<string, unknown> {
+export function ticketView(t: Ticket, now: number, waitMs?: number): Record<string, unknown> {
   const base = { ticket: t.id, cmd: redactCommand(t.cmd), request_id: t.requestId, via: t.via };
   if (t.startedAt !== null) return { ...base, started_at: iso(t.startedAt), elapsed_ms: now - t.startedAt };
   return { ...base, queued_at: iso(t.queuedAt), waited_ms: now - t.queuedAt, ...(waitMs !== undefined ? { expires_in_ms: Math.max(0, t.queuedAt + waitMs - now) } : {}) };
+}
+
+/**
+ * The public fields of an install (behaviour.md §13.2 `installs`) and of a shell (`shell`), as
+ * context field → wire name. The install and shell machines (issues 14, 15) keep these names in
+ * their contexts; nothing else of those contexts (environment, output, tokens) ever leaves.
+ */
+const INSTALL_FIELDS: ReadonlyArray<[string, string]> = [
+  ['installId', 'install_id'], ['name', 'name'], ['source', 'source'], ['filesDone', 'files_done'], ['filesTotal', 'files_total'], ['bytes', 'bytes'],
+];
+const SHELL_FIELDS: ReadonlyArray<[string, string]> = [['pid', 'pid'], ['cwd', 'cwd']];
+
+function pick(c: Record<string, unknown> | undefined, fields: ReadonlyArray<[string, string]>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [from, to] of fields) if (c && Object.hasOwn(c, from)) out[to] = c[from];
+  return out;
 }
 
 /** The public detail of one actor's context, per machine. */
@@ -67,6 +84,10 @@ function detailOf(machine: string, context: unknown, now: number): Record<string
     case 'webhookToken':
       // The fingerprint is not shown either: only whether a token exists and how often it was rotated.
       return { rotations: c.rotations };
+    case 'install':
+      return pick(c, INSTALL_FIELDS);
+    case 'shell':
+      return pick(c, SHELL_FIELDS);
     default:
       return {};
   }
@@ -82,6 +103,8 @@ export function describeActor(systemId: string, ref: AnyActorRef, now: number): 
 /** Turns inspection events into §13.3 messages; remembers each actor's last state and children. */
 export class InspectionSerialiser {
   private readonly last = new WeakMap<AnyActorRef, { value: unknown; children: Map<string, AnyActorRef> }>();
+  /** The last install progress sent per install actor (sent again only when it changed). */
+  private readonly progress = new WeakMap<AnyActorRef, string>();
 
   constructor(private readonly clock: { now(): number }) {}
 
@@ -109,6 +132,7 @@ export class InspectionSerialiser {
     else if (prev && JSON.stringify(prev.value) !== JSON.stringify(snap.value)) {
       out.push({ type: 'transition', actor: systemId, machine, from: prev.value, to: snap.value, event: ev.event.type, at });
     }
+    if (machine === 'install') out.push(...this.installProgress(ref, systemId, snap, at));
     for (const [id, child] of prev?.children ?? []) {
       const childId = (child as { systemId?: string }).systemId;
       const childMachine = machineOf(child);
@@ -116,6 +140,18 @@ export class InspectionSerialiser {
     }
     this.last.set(ref, { value: snap.value, children });
     return out;
+  }
+
+  /** An `install` message (behaviour.md §13.3) when an install's public progress changed. */
+  private installProgress(ref: AnyActorRef, systemId: string, snap: Snap, at: string): InspectorMessage[] {
+    // The agent an install belongs to is its parent in the tree (`agent:<id>`).
+    const parent = (ref as { _parent?: { systemId?: string } })._parent?.systemId;
+    const agentId = parent?.startsWith('agent:') ? parent.slice('agent:'.length) : null;
+    const fields = { agent_id: agentId, state: snap.value ?? null, ...detailOf('install', snap.context, 0) };
+    const text = JSON.stringify(fields);
+    if (this.progress.get(ref) === text) return [];
+    this.progress.set(ref, text);
+    return [{ type: 'install', actor: systemId, ...fields, at }];
   }
 
   /** The message of one topic `command.*` event (cmd redacted; no result text). */

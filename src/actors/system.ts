@@ -16,6 +16,8 @@ import { killAll } from '../effects/processes.js';
 import { disposeSession, guarded, runTicket, type Submission, type TicketListener } from './commandRun.js';
 import type { SystemContribution } from './contributions.js';
 import { Inspection } from './inspection.js';
+import { inspectionSnapshot, type InspectionSnapshot } from './inspectionSnapshot.js';
+import { CORE_MACHINES, machineCatalogue, type MachineView } from './machineCatalogue.js';
 import { createTree, warn, type AgentRef, type CapabilityRef, type DaemonActor, type TopicRef, type WebhookRef } from './tree.js';
 
 export type { Submission, TicketListener } from './commandRun.js';
@@ -92,6 +94,21 @@ export class LoomSystem {
   /** The `/describe` capabilities the features added (behaviour.md §9.3). */
   describeCapabilities(): Record<string, unknown> {
     return Object.assign({ describe: {}, agents: {}, sessions: {}, exec: {} }, ...this.contributions.map((c) => c.describe ?? {}));
+  }
+
+  // ---- state inspector (behaviour.md §13) -----------------------------------------------------
+
+  /** The snapshot of behaviour.md §13.2, read from the tree now. */
+  inspectState(): InspectionSnapshot {
+    return inspectionSnapshot({
+      root: this.root, info: this.deps.info, clock: this.deps.clock, agents: this.deps.agents, recent: this.inspection.recent,
+      agentExtras: (id) => Object.assign({}, ...this.contributions.map((c) => c.inspectAgent?.(id) ?? {})),
+    });
+  }
+
+  /** GET /inspect/machines: every machine of the tree, read from the definitions. */
+  machines(): Record<string, MachineView> {
+    return machineCatalogue([...CORE_MACHINES, ...this.contributions.flatMap((c) => c.machines ?? [])]);
   }
 
   // ---- agents (spec §4.3) -------------------------------------------------------------------
@@ -207,7 +224,9 @@ export class LoomSystem {
     const actor = this.topicActor(agentId, ref.topic);
     if (!actor) throw new Error(`agent ${agentId} could not open topic ${ref.topic}`);
     // The trace recorder and the inspector see every topic's command events (behaviour.md §13.3).
-    actor.on('*', (ev) => this.inspection.command(ev));
+    const systemId = topicSystemId(agentId, ref.topic);
+    actor.on('*', (ev) => this.inspection.command(systemId, ev));
+    actor.subscribe({ complete: () => this.inspection.recent.forget(systemId), error: () => this.inspection.recent.forget(systemId) });
     return { actor, created: true };
   }
 

@@ -49,3 +49,5 @@ export const SESSION_VAR_BYTES = 1048576;
 export const PERSISTENT_VAR_BYTES = 65536;
 /** behaviour.md §1.2: request_id length. */
 export const REQUEST_ID_MAX = 256;
+/** behaviour.md §13.1: an inspector WebSocket client whose send buffer exceeds this is closed (code 1013). */
+export const INSPECTOR_WS_BUFFER_BYTES = 1048576;
