@@ -7,6 +7,7 @@ import type { DaemonInfo } from './commands/types.js';
 import type { DaemonConfig } from './config.js';
 import { systemClock, type Clock } from './domain/ports.js';
 import { createApp } from './http/app.js';
+import { upgradeListener } from './http/upgrade.js';
 import type { AppContext } from './http/context.js';
 import { LowAgentStore } from './stores/agentStore.js';
 import { FileEnvStore } from './stores/envStore.js';
@@ -35,8 +36,8 @@ export async function compose(config: DaemonConfig, opts: { clock?: Clock; memor
   const agents = opts.memory ? LowAgentStore.memory() : await LowAgentStore.open(config.dataDir);
   const registry = buildRegistry();
   const system = new LoomSystem({ info, clock, agents, env: new FileEnvStore(config.dataDir), packages: new EmptyPackageRegistry(), registry, queue: opts.queue });
-  const { routes, fastPaths } = await installFeatures({ system, info, clock, agents, allowedOrigins: config.allowedOrigins });
-  const ctx: AppContext = { system, allowedOrigins: config.allowedOrigins, onShutdown: opts.onShutdown ?? (() => undefined), fastPaths };
+  const { routes, fastPaths, upgrades } = await installFeatures({ system, info, clock, agents, allowedOrigins: config.allowedOrigins });
+  const ctx: AppContext = { system, allowedOrigins: config.allowedOrigins, onShutdown: opts.onShutdown ?? (() => undefined), fastPaths, upgrades };
   const app = createApp(ctx, routes);
   return { system, ctx, app, setPort: (p) => { port = p; } };
 }
@@ -49,6 +50,8 @@ export function listen(c: Composition, port: number): Promise<Server> {
       for (const fast of c.ctx.fastPaths) if (fast(req, res)) return;
       c.app(req, res);
     });
+    // WebSocket and other upgrades: the same Host/Origin guard, refused before any frame (behaviour.md §9.2).
+    server.on('upgrade', upgradeListener(c.ctx.allowedOrigins, c.ctx.upgrades));
     server.listen(port, '127.0.0.1');
     server.once('error', reject);
     server.once('listening', () => {

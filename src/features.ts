@@ -6,6 +6,7 @@ import { mcpFeature } from './features/mcp.js';
 import type { Feature, FeatureHost } from './features/types.js';
 import type { RouteModule } from './http/app.js';
 import type { FastPath } from './http/context.js';
+import type { UpgradeHandler } from './http/upgrade.js';
 
 /** The features of this build, in order. Each later issue adds one line here. */
 export const features: Feature[] = [
@@ -17,14 +18,16 @@ export const features: Feature[] = [
 ];
 
 /** Build every feature, hand its system part to the system; returns the HTTP parts. */
-export async function installFeatures(host: FeatureHost): Promise<{ routes: RouteModule[]; fastPaths: FastPath[] }> {
+export async function installFeatures(host: FeatureHost): Promise<{ routes: RouteModule[]; fastPaths: FastPath[]; upgrades: Map<string, UpgradeHandler> }> {
   const routes: RouteModule[] = [];
   const fastPaths: FastPath[] = [];
+  const upgrades = new Map<string, UpgradeHandler>();
   for (const f of features) {
     const c = await f(host);
     host.system.install(c);
     routes.push(...(c.routes ?? []));
     fastPaths.push(...(c.fastPaths ?? []));
+    for (const [path, handler] of Object.entries(c.upgrades ?? {})) upgrades.set(path, handler);
   }
-  return { routes, fastPaths };
+  return { routes, fastPaths, upgrades };
 }

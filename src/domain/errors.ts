@@ -15,18 +15,22 @@ export class LoomError extends Error {
   readonly extra?: Record<string, unknown>;
   /** Extra response headers, e.g. `Allow` on 405. */
   readonly headers?: Record<string, string>;
+  /** A body a protocol fixes instead of `{error, …}` (JSON-RPC errors on /mcp, behaviour.md §10.1). */
+  readonly protocolBody?: Record<string, unknown>;
 
-  constructor(status: number, error: string, opts: { message?: string; extra?: Record<string, unknown>; headers?: Record<string, string> } = {}) {
+  constructor(status: number, error: string, opts: { message?: string; extra?: Record<string, unknown>; headers?: Record<string, string>; protocolBody?: Record<string, unknown> } = {}) {
     super(opts.message ? `${error}: ${opts.message}` : error);
     this.status = status;
     this.error = error;
     this.detail = opts.message;
     this.extra = opts.extra;
     this.headers = opts.headers;
+    this.protocolBody = opts.protocolBody;
   }
 
-  /** The JSON body of spec §4: `{error, message?}` plus any extra fields. */
+  /** The JSON body of spec §4: `{error, message?}` plus any extra fields (or the protocol's body). */
   body(): Record<string, unknown> {
+    if (this.protocolBody) return this.protocolBody;
     const out: Record<string, unknown> = { error: this.error };
     if (this.detail !== undefined) out.message = this.detail;
     return { ...out, ...(this.extra ?? {}) };

@@ -50,8 +50,7 @@ export const capabilitiesFeature: Feature = async ({ system, info, clock, allowe
     }),
     // The agent's actor has revoked its live capabilities; their records reach the disk here.
     onDelete: () => service.settled(),
-    // The same allowed headers as createApp's CORS middleware (spec §4).
-    fastPaths: [fsFastPath(fsDeps, allowedOrigins, 'Content-Type, X-Agent-Id')],
+    fastPaths: [fsFastPath(fsDeps, allowedOrigins)],
     routes: [mountCapabilities(service), mountFs(fsDeps)],
   };
 };

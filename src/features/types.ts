@@ -4,6 +4,7 @@ import type { DaemonInfo } from '../commands/types.js';
 import type { AgentStore, Clock } from '../domain/ports.js';
 import type { RouteModule } from '../http/app.js';
 import type { FastPath } from '../http/context.js';
+import type { UpgradeHandler } from '../http/upgrade.js';
 
 /** What a feature gets at start-up: the system facade and the daemon's settings and stores. */
 export interface FeatureHost {
@@ -23,6 +24,8 @@ export interface FeatureHost {
 export interface FeatureContribution extends SystemContribution {
   routes?: RouteModule[];
   fastPaths?: FastPath[];
+  /** HTTP upgrade handlers by exact path (behind the Host/Origin guard of the upgrade hook). */
+  upgrades?: Record<string, UpgradeHandler>;
 }
 
 /** A feature plug-in: builds its contribution once at start-up. */

@@ -21,7 +21,7 @@ export function createApp(ctx: AppContext, extra: RouteModule[] = []): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
-  app.use(cors('Content-Type, X-Agent-Id'));
+  app.use(cors);
   app.use(hostOriginGuard(ctx.allowedOrigins));
   app.use(preflight);
   for (const mount of [...routeModules, ...extra]) mount(app, ctx);

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LoomSystem } from '../actors/system.js';
+import type { UpgradeHandler } from './upgrade.js';
 
 /**
  * A handler tried before Express for a hot path; returns true when it took the request. It must keep
@@ -16,4 +17,6 @@ export interface AppContext {
   onShutdown: () => void;
   /** Fast paths (the /fs plane), tried in order before the Express app. */
   fastPaths: FastPath[];
+  /** Handlers of HTTP upgrades by exact path (behind the Host/Origin guard; none yet: 404). */
+  upgrades: Map<string, UpgradeHandler>;
 }

@@ -1,14 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Express } from 'express';
 import type { Grant, Verification } from '../../actors/capabilities.js';
-import { errorMessage, LoomError } from '../../domain/errors.js';
+import { LoomError } from '../../domain/errors.js';
 import { displayFsPath, insidePrefix, parseFsPath, VERB_OF_METHOD } from '../../domain/fsPath.js';
 import { FS_MAX_BYTES } from '../../domain/limits.js';
 import { FsRefusal, type FsOperations, type FsRefusalKind } from '../../domain/fsPlane.js';
 import { drain } from '../body.js';
 import type { FastPath } from '../context.js';
 import { pump, sendFile } from '../fsTransfer.js';
-import { isLoopbackHost, isLoopbackOrigin } from '../middleware.js';
+import { renderError } from '../errors.js';
+import { hostOriginRefusal, setCors } from '../guard.js';
 
 /** What the /fs route needs from the running system. */
 export interface FsRouteDeps {
@@ -60,24 +61,6 @@ function json(req: IncomingMessage, res: ServerResponse, status: number, body: u
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(text));
   res.end(req.method === 'HEAD' ? undefined : text);
-}
-
-/**
- * Render a failure exactly as the app's error renderer does (src/http/middleware.ts: LoomError body
- * and headers, HEAD status only, otherwise 500 `Internal error: <message>`); /fs answers on the fast
- * path too, where Express's renderer is not in the chain.
- */
-function renderError(req: IncomingMessage, res: ServerResponse, err: unknown): void {
-  if (res.headersSent) {
-    res.destroy();
-    return;
-  }
-  if (err instanceof LoomError) {
-    for (const [k, v] of Object.entries(err.headers ?? {})) res.setHeader(k, v);
-    json(req, res, err.status, err.body());
-    return;
-  }
-  json(req, res, 500, { error: `Internal error: ${errorMessage(err)}` });
 }
 
 /** The operation of one verified request (behaviour.md §9.6 step 7). */
@@ -165,23 +148,19 @@ export async function handleFs(deps: FsRouteDeps, req: IncomingMessage, res: Ser
 const FS_PATH = /^\/fs(?:\/|$)/;
 
 /**
- * The /fs fast path (behaviour.md §9.1 rules kept): data methods on `/fs…` from a loopback Host and an
- * acceptable Origin are answered before Express, with the same CORS headers as every response. Any
- * other request (OPTIONS, other methods, a foreign Host or Origin) is left to the app, whose middleware
- * and the /fs route below give the exact answers. Express costs most of a small request's time, and the
- * system plane is the daemon's hot path (bench/fs).
+ * The /fs fast path (behaviour.md §9.1 rules kept): data methods on `/fs…` are answered before
+ * Express, through the app's one Host/Origin guard and one error renderer, with the same CORS
+ * headers as every response. Any other request (OPTIONS, other methods) is left to the app. Express
+ * costs most of a small request's time, and the system plane is the daemon's hot path (bench/fs).
  */
-export function fsFastPath(deps: FsRouteDeps, allowedOrigins: string[], allowHeaders: string): FastPath {
+export function fsFastPath(deps: FsRouteDeps, allowedOrigins: readonly string[]): FastPath {
   return (req, res) => {
     if (!VERB_OF_METHOD[req.method ?? '']) return false;
     if (!FS_PATH.test(rawTarget(req.url ?? '').path)) return false;
-    const host = req.headers.host;
-    if (host !== undefined && !isLoopbackHost(host)) return false;
-    const origin = req.headers.origin;
-    if (origin !== undefined && !isLoopbackOrigin(origin) && !allowedOrigins.includes(origin)) return false;
-    res.setHeader('Access-Control-Allow-Origin', '*');
-    res.setHeader('Access-Control-Allow-Headers', allowHeaders);
-    void handleFs(deps, req, res);
+    setCors(res);
+    const refusal = hostOriginRefusal(req, allowedOrigins);
+    if (refusal) renderError(req, res, refusal);
+    else void handleFs(deps, req, res);
     return true;
   };
 }

@@ -32,10 +32,7 @@ async function handlePost(ctx: AppContext, req: Request, res: Response): Promise
   // Unknown agents are auto-registered on first touch with a derived home (spec §4.8).
   await ctx.system.ensureAgent(agentId);
   const parsed = parseJson(await readBody(req));
-  if (parsed === undefined) {
-    res.status(400).json(PARSE_ERROR);
-    return;
-  }
+  if (parsed === undefined) throw new LoomError(400, 'Parse error', { protocolBody: PARSE_ERROR });
   const { serveStateless } = await loadServer();
   await serveStateless(req, res, parsed, systemRunner(ctx.system, agentId), ctx.system.services.info.version);
 }
@@ -57,8 +54,8 @@ function loadServer(): Promise<typeof import('../../mcp/server.js')> {
 
 /** POST, GET, DELETE /mcp; other methods get the generic 405 of behaviour.md §9.1. */
 export function mountMcp(app: Express, ctx: AppContext): void {
-  const notAllowed = (_req: Request, res: Response) => {
-    res.status(405).setHeader('Allow', 'POST').json(MCP_METHOD_NOT_ALLOWED);
+  const notAllowed = () => {
+    throw new LoomError(405, 'Method not allowed', { headers: { Allow: 'POST' }, protocolBody: MCP_METHOD_NOT_ALLOWED });
   };
   route(app, '/mcp', {
     POST: (req, res) => handlePost(ctx, req, res),

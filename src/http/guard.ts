@@ -1,0 +1,62 @@
+import type { IncomingMessage } from 'node:http';
+import { LoomError } from '../domain/errors.js';
+
+/** spec §4: the CORS headers every response carries, errors, SSE and refused upgrades included. */
+export const CORS_HEADERS: Readonly<Record<string, string>> = {
+  'Access-Control-Allow-Origin': '*',
+  'Access-Control-Allow-Headers': 'Content-Type, X-Agent-Id',
+};
+
+/** Set the CORS headers of spec §4 on a response (node:http or Express). */
+export function setCors(res: { setHeader(name: string, value: string): unknown }): void {
+  for (const [k, v] of Object.entries(CORS_HEADERS)) res.setHeader(k, v);
+}
+
+const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);
+
+/** The hostname part of a Host header value (`[::1]:3923` → `[::1]`). */
+export function hostName(host: string): string {
+  const h = host.trim().toLowerCase();
+  if (h.startsWith('[')) return h.slice(0, h.indexOf(']') + 1);
+  const i = h.lastIndexOf(':');
+  return i < 0 ? h : h.slice(0, i);
+}
+
+/** True when the Host header names a loopback host, with or without a port (behaviour.md §9.2). */
+export function isLoopbackHost(host: string): boolean {
+  const name = hostName(host);
+  if (!LOOPBACK_HOSTS.has(name)) return false;
+  const rest = host.trim().slice(name.length);
+  return rest === '' || /^:\d{1,5}$/.test(rest);
+}
+
+/** True when an Origin value is a loopback origin `http(s)://127.0.0.1|localhost|[::1][:port]`. */
+export function isLoopbackOrigin(origin: string): boolean {
+  return /^https?:\/\/(127\.0\.0\.1|localhost|\[::1\])(:\d{1,5})?$/i.test(origin);
+}
+
+/** The path of a request target, without the query (never decoded). */
+function pathOf(url: string | undefined): string {
+  const u = url ?? '/';
+  const q = u.indexOf('?');
+  return q < 0 ? u : u.slice(0, q);
+}
+
+/**
+ * The one Host/Origin guard (behaviour.md §9.2), used by the Express app, the /fs fast path and the
+ * HTTP `upgrade` hook: Host must be loopback (403 `Forbidden host`); a foreign Origin is refused
+ * (403 `Forbidden origin`) except on OPTIONS, GET /describe and GET /health. Returns the refusal, or
+ * null when the request may go on.
+ */
+export function hostOriginRefusal(req: IncomingMessage, allowedOrigins: readonly string[]): LoomError | null {
+  const host = req.headers.host;
+  if (host !== undefined && !isLoopbackHost(host)) return new LoomError(403, `Forbidden host: ${host}`);
+  const origin = req.headers.origin;
+  if (origin === undefined || req.method === 'OPTIONS') return null;
+  if (req.method === 'GET') {
+    const path = pathOf(req.url);
+    if (path === '/describe' || path === '/health') return null;
+  }
+  if (isLoopbackOrigin(origin) || allowedOrigins.includes(origin)) return null;
+  return new LoomError(403, `Forbidden origin: ${origin}`);
+}
