@@ -2,6 +2,7 @@ import { actionsFeature } from './features/actions.js';
 import { capabilitiesFeature } from './features/capabilities.js';
 import { documentsFeature } from './features/documents.js';
 import { eventsFeature } from './features/events.js';
+import { inspectorFeature } from './features/inspector.js';
 import { mcpFeature } from './features/mcp.js';
 import type { Feature, FeatureHost } from './features/types.js';
 import type { RouteModule } from './http/app.js';
@@ -15,6 +16,7 @@ export const features: Feature[] = [
   actionsFeature,
   eventsFeature,
   capabilitiesFeature,
+  inspectorFeature,
 ];
 
 /** Build every feature, hand its system part to the system; returns the HTTP parts. */
