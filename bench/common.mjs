@@ -15,11 +15,14 @@ export function freePort() {
   });
 }
 
-/** Start dist/cli/main.js daemon with a temp SVC_DATA_DIR (and extra Node flags, e.g. --cpu-prof); resolves when ready. */
-export async function startDaemon(env = {}, nodeArgs = []) {
+/**
+ * Start dist/cli/main.js daemon (or another build's CLI entry) with a temp SVC_DATA_DIR (and extra
+ * Node flags, e.g. --cpu-prof); resolves when ready.
+ */
+export async function startDaemon(env = {}, nodeArgs = [], cli = join(root, 'dist/cli/main.js')) {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'loom-bench-'));
-  const proc = spawn(process.execPath, [...nodeArgs, join(root, 'dist/cli/main.js'), 'daemon'], {
+  const proc = spawn(process.execPath, [...nodeArgs, cli, 'daemon'], {
     env: { ...process.env, SVC_PORT: String(port), SVC_DATA_DIR: dataDir, ...env }, stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise((resolve, reject) => {

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { mcpCli } from './mcp.js';
 import { eventCommands } from './event.js';
 import { capabilityCli } from './capability.js';
+import { inspectCli } from './inspect.js';
 
 /** The CLI's command tree as features see it. */
 export interface CliParts {
@@ -14,4 +15,5 @@ export const cliExtensions: Array<(parts: CliParts) => void> = [
   mcpCli,
   eventCommands,
   capabilityCli,
+  inspectCli,
 ];

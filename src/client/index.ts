@@ -1,4 +1,7 @@
+import type { InspectorSnapshot } from './inspector.js';
 import { SseParser, type SseEvent } from './sse.js';
+
+export type { InspectorSnapshot, SnapshotAgent, SnapshotTicket, SnapshotTopic } from './inspector.js';
 
 export { SseParser, type SseEvent };
 
@@ -81,6 +84,8 @@ export class LoomClient {
   webhook(agentId: string, rotate = false) { return this.json<{ agent_id: string; webhook_url: string }>(rotate ? 'POST' : 'GET', `/agents/${encodeURIComponent(agentId)}/webhook`); }
   mintCapability(spec: Record<string, unknown>) { return this.json<Record<string, unknown>>('POST', '/capabilities', spec); }
   listCapabilities(agentId?: string) { return this.json<{ capabilities: Array<Record<string, unknown>> }>('GET', `/capabilities${agentId ? `?agent_id=${encodeURIComponent(agentId)}` : ''}`); }
+  /** GET /inspect/state: the state inspector's snapshot (behaviour.md §13.2). */
+  inspectState() { return this.json<InspectorSnapshot>('GET', '/inspect/state'); }
   revokeCapability(tokenId: string) { return this.json<Record<string, unknown>>('DELETE', `/capabilities/${encodeURIComponent(tokenId)}`); }
 
   /** POST /exec and read the SSE answer (spec §4.7). */

@@ -8,7 +8,12 @@ export interface FeedClient {
   readonly bufferedAmount: number;
   send(data: string): void;
   close(code: number, reason: string): void;
+  /** Destroy the connection at once (a client that never answers the close). */
+  terminate(): void;
 }
+
+/** How long a client gets to answer the closing handshake at shutdown before its socket is destroyed. */
+const CLOSE_GRACE_MS = 200;
 
 /** WebSocket.OPEN. */
 const OPEN = 1;
@@ -75,11 +80,16 @@ export class InspectorFeed {
     client.send(text);
   }
 
-  /** Daemon shutdown: every client is told (1001 going away) and the observation ends. */
+  /**
+   * Daemon shutdown: every client is told (1001 going away) and the observation ends. Upgraded
+   * sockets are not the HTTP server's any more (closeAllConnections skips them): one that does not
+   * answer the close is destroyed shortly after, so it never holds the server open.
+   */
   closeAll(): void {
     for (const c of [...this.clients]) {
       c.close(1001, 'loom shutting down');
       this.detach(c);
+      setTimeout(() => c.terminate(), CLOSE_GRACE_MS).unref();
     }
   }
 }

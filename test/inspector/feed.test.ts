@@ -11,6 +11,8 @@ class FakeClient implements FeedClient {
   closed: [number, string] | null = null;
   send(data: string) { this.sent.push(data); }
   close(code: number, reason: string) { this.closed = [code, reason]; this.readyState = 2; }
+  terminated = false;
+  terminate() { this.terminated = true; this.readyState = 3; }
 }
 
 /** An inspection stand-in that counts subscriptions and lets the test emit messages. */
@@ -83,7 +85,7 @@ describe('inspector feed (behaviour.md §13, "costs nothing while nobody watches
     expect(feed.size).toBe(1);
   });
 
-  it('on shutdown every client is told 1001 and the observation ends', () => {
+  it('on shutdown every client is told 1001, the observation ends, and a client that never answers is destroyed', async () => {
     const { state, source } = fakeSource();
     const feed = new InspectorFeed(source, clock, 1000);
     const a = new FakeClient();
@@ -92,5 +94,8 @@ describe('inspector feed (behaviour.md §13, "costs nothing while nobody watches
     expect(a.closed).toEqual([1001, 'loom shutting down']);
     expect(state.unsubscribed).toBe(1);
     expect(feed.size).toBe(0);
+    expect(a.terminated).toBe(false);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(a.terminated).toBe(true);
   });
 });
