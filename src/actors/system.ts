@@ -1,4 +1,4 @@
-import { mkdirSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import type { CommandRegistry } from '../commands/registry.js';
 import { CORE_HUBS } from '../commands/hubs.js';
@@ -12,6 +12,7 @@ import type { HubName, TopicRef as TopicName } from '../domain/topic.js';
 import { agentSystemId, capSystemId, topicSystemId, webhookSystemId, type AgentOutcome, type DeleteCounts } from '../machines/agent.js';
 import type { CapabilityInput } from '../machines/capability.js';
 import { nextTicketId } from '../machines/topicQueue.js';
+import { checkAgentRoots, createHome } from '../effects/homePolicy.js';
 import { killAll } from '../effects/processes.js';
 import { disposeSession, guarded, runTicket, type Submission, type TicketListener } from './commandRun.js';
 import type { SystemContribution } from './contributions.js';
@@ -148,10 +149,12 @@ export class LoomSystem {
 
   /** POST /agents (spec §4.3): idempotent; only provided fields change; createdAt kept. */
   async registerAgent(input: AgentInput): Promise<Record<string, unknown>> {
+    // behaviour.md §9.5 order: home and allowed_paths (policy: issue 12), then contributions, all before any change.
+    checkAgentRoots({ dataDir: this.deps.info.dataDir, agentId: input.agentId, home: input.home, allowedPaths: input.allowedPaths });
     for (const c of this.contributions) c.onRegister?.validate?.(input);
     const existing = this.deps.agents.get(input.agentId);
     const home = input.home !== undefined ? resolve(input.home) : existing?.home ?? this.defaultHome(input.agentId);
-    mkdirSync(home, { recursive: true, mode: 0o700 });
+    createHome(home);
     const record: AgentRecord = {
       ...(existing ?? {}),
       id: input.agentId,

@@ -1,7 +1,7 @@
 import { content, fail } from '../domain/result.js';
 import type { Command } from './types.js';
+import { ownValue } from '../domain/keys.js';
 import { HELP_ENTRIES, HELP_PAGE } from './helpText.js';
-
 
 /** `/help [<command>]` (behaviour.md §2.4). */
 export const helpCommand: Command = {
@@ -9,7 +9,7 @@ export const helpCommand: Command = {
   run(ctx) {
     const arg = ctx.args.trim().replace(/^\//, '').toLowerCase();
     if (arg) {
-      const entry = HELP_ENTRIES[arg];
+      const entry = ownValue(HELP_ENTRIES, arg);
       if (!entry) return fail('NOT_FOUND', `No help for /${arg}`);
       return content(`Help: /${arg}`, [...entry.syntax, entry.sentence, ...(entry.flags ?? [])]);
     }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { AgentRecord } from '../domain/ports.js';
-import { displayOf, expandPath, isInside, realpathPrefix, resolveInWorkspace } from './workspace.js';
+import { displayOf, expandPath, isInside, isRefusal, realpathPrefix, resolveInWorkspace } from './workspace.js';
 
 /**
  * Files Loom reads or writes on an action's behalf (behaviour.md §1.4): `--<field>-file` values
@@ -15,9 +15,14 @@ export type ActionFileRead =
   | { ok: true; data: Buffer; display: string }
   | { ok: false; kind: 'forbidden' | 'unreadable' | 'tooLarge'; display: string; reason?: string; size?: number };
 
+/** behaviour.md §5.4-style reasons for paths the file system cannot take (issue 12, defect 7). */
+const PROBLEM_REASON = { nul: 'no such file', name: 'name too long', path: 'path too long', loop: 'too many levels of symbolic links' } as const;
+
 /** Text of a read error as behaviour.md §5.4 names it. */
 function reasonOf(err: unknown): string {
   const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'ENAMETOOLONG') return 'name too long';
+  if (code === 'ELOOP') return 'too many levels of symbolic links';
   if (code === 'ENOENT' || code === 'ENOTDIR') return 'no such file';
   if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
   if (code === 'EISDIR') return 'is a directory';
@@ -29,7 +34,10 @@ export function readActionFile(agent: AgentRecord, input: string, limit: number)
   const display = displayOf(expandPath(input, agent.home, agent.home), agent.home);
   if (input.includes('\0')) return { ok: false, kind: 'unreadable', display, reason: 'no such file' };
   const wp = resolveInWorkspace(agent, agent.home, input);
-  if (!wp) return { ok: false, kind: 'forbidden', display };
+  if (isRefusal(wp)) {
+    if (wp.refused === 'outside') return { ok: false, kind: 'forbidden', display };
+    return { ok: false, kind: 'unreadable', display, reason: PROBLEM_REASON[wp.problem ?? 'path'] };
+  }
   try {
     const st = statSync(wp.abs);
     if (st.isDirectory()) return { ok: false, kind: 'unreadable', display, reason: 'is a directory' };
@@ -71,7 +79,7 @@ export function writeActionFile(agent: AgentRecord, local: boolean, input: strin
   if (input.trim() === '' || input.includes('\0')) return `warning: to: write failed: invalid path "${input}"`;
   if (local) {
     const wp = resolveInWorkspace(agent, agent.home, input);
-    if (!wp) return `warning: to: refused: ${display} is outside the workspace`;
+    if (isRefusal(wp)) return wp.refused === 'outside' ? `warning: to: refused: ${display} is outside the workspace` : `warning: to: write failed: ${PROBLEM_REASON[wp.problem ?? 'path']}`;
   } else {
     const real = realpathPrefix(abs);
     const home = realpathPrefix(agent.home);

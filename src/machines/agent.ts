@@ -101,13 +101,13 @@ export const agentMachine = setup({
         'topic.open': {
           actions: enqueueActions(({ enqueue, event, context, self }) => {
             const id = topicChildId(event.ref.topic);
-            if (!(id in childrenOf(self))) enqueue.spawnChild('topic', { id, systemId: topicSystemId(context.id, event.ref.topic), input: event.input });
+            if (!Object.hasOwn(childrenOf(self), id)) enqueue.spawnChild('topic', { id, systemId: topicSystemId(context.id, event.ref.topic), input: event.input });
           }),
         },
         'cap.open': {
           actions: enqueueActions(({ enqueue, event, self }) => {
             const id = capChildId(event.input.tokenId);
-            if (!(id in childrenOf(self))) enqueue.spawnChild('capability', { id, systemId: capSystemId(event.input.tokenId), input: event.input });
+            if (!Object.hasOwn(childrenOf(self), id)) enqueue.spawnChild('capability', { id, systemId: capSystemId(event.input.tokenId), input: event.input });
           }),
         },
         'webhook.open': {

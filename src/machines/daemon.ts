@@ -31,7 +31,8 @@ export const daemonMachine = setup({
     'agent.spawn': {
       actions: enqueueActions(({ enqueue, event, self }) => {
         const children = (self.getSnapshot() as { children: Record<string, AnyActorRef> }).children;
-        if (!(event.id in children)) enqueue.spawnChild('agent', { id: event.id, systemId: agentSystemId(event.id), input: { id: event.id, home: event.home } });
+        // Object.hasOwn: an agent id such as `toString` is not a child because a plain object inherits it (issue 12).
+        if (!Object.hasOwn(children, event.id)) enqueue.spawnChild('agent', { id: event.id, systemId: agentSystemId(event.id), input: { id: event.id, home: event.home } });
       }),
     },
     // A deleted agent (final state) leaves the tree.

@@ -60,7 +60,7 @@ function resolveResponse(rest: string, scope: RefScope, written: string): Resolv
   const root = responseRoot(r);
   const first = parsed.segs[0];
   const key = 'key' in first ? first.key : '';
-  if (!(key in root)) {
+  if (!Object.hasOwn(root, key)) {
     const avail = r.kind === 'cli' ? 'Response.status, Response.body, Response.stdout, Response.stderr, Response.exit_code' : 'Response.status, Response.body';
     scope.warn(`warning: unresolved template reference ${written}; available: ${avail}`);
     return null;

@@ -3,46 +3,67 @@ import { join } from 'node:path';
 import type { EnvEntry, EnvScope, EnvStore } from '../domain/ports.js';
 import { readFileIfExists, writeFileAtomic } from '../effects/atomicFile.js';
 
-/** behaviour.md §6.2 file format. */
-interface EnvFile {
-  version: 1;
-  global: Record<string, string>;
-  apps: Record<string, { vars: Record<string, string>; configs: Record<string, Record<string, string>> }>;
+/** One scope's variables. */
+type Vars = Map<string, string>;
+
+/**
+ * behaviour.md §6.2 file format, held in Maps: app names, config names and variable names are user
+ * text, and a plain object would answer `constructor` or `toString` with its prototype's members
+ * (issue 12, defects 1–2: one agent's secret read by another, the daemon killed by `$keys`).
+ */
+interface EnvData {
+  global: Vars;
+  apps: Map<string, { vars: Vars; configs: Map<string, Vars> }>;
 }
 
 interface Cached {
   mtimeMs: number;
-  data: EnvFile;
+  data: EnvData;
   warnings: string[];
 }
 
-const empty = (): EnvFile => ({ version: 1, global: {}, apps: {} });
+const empty = (): EnvData => ({ global: new Map(), apps: new Map() });
+
+const isObject = (v: unknown): v is object => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Keep only string values; anything else is ignored with a warning (behaviour.md §6.2). */
-function stringsOnly(obj: unknown, where: string, warnings: string[]): Record<string, string> {
-  const out: Record<string, string> = {};
-  if (typeof obj !== 'object' || obj === null) return out;
+function stringsOnly(obj: unknown, where: string, warnings: string[]): Vars {
+  const out: Vars = new Map();
+  if (!isObject(obj)) return out;
   for (const [k, v] of Object.entries(obj)) {
-    if (typeof v === 'string') out[k] = v;
+    if (typeof v === 'string') out.set(k, v);
     else warnings.push(`warning: ${where}.${k} is not a string; ignored`);
   }
   return out;
 }
 
-function normalise(raw: unknown, warnings: string[]): EnvFile {
+/** The parsed file as Maps (JSON.parse makes own properties of every key, `__proto__` included). */
+function normalise(raw: unknown, warnings: string[]): EnvData {
   const data = empty();
-  if (typeof raw !== 'object' || raw === null) return data;
-  const r = raw as Record<string, unknown>;
+  if (!isObject(raw)) return data;
+  const r = raw as { global?: unknown; apps?: unknown };
   data.global = stringsOnly(r.global, 'global', warnings);
-  const apps = typeof r.apps === 'object' && r.apps !== null ? (r.apps as Record<string, unknown>) : {};
-  for (const [app, val] of Object.entries(apps)) {
-    const a = (typeof val === 'object' && val !== null ? val : {}) as Record<string, unknown>;
-    const configs: Record<string, Record<string, string>> = {};
-    const rawConfigs = typeof a.configs === 'object' && a.configs !== null ? (a.configs as Record<string, unknown>) : {};
-    for (const [c, cv] of Object.entries(rawConfigs)) configs[c] = stringsOnly(cv, `apps.${app}.configs.${c}`, warnings);
-    data.apps[app] = { vars: stringsOnly(a.vars, `apps.${app}.vars`, warnings), configs };
+  for (const [app, val] of Object.entries(isObject(r.apps) ? r.apps : {})) {
+    const a = (isObject(val) ? val : {}) as { vars?: unknown; configs?: unknown };
+    const configs = new Map<string, Vars>();
+    for (const [c, cv] of Object.entries(isObject(a.configs) ? a.configs : {})) configs.set(c, stringsOnly(cv, `apps.${app}.configs.${c}`, warnings));
+    data.apps.set(app, { vars: stringsOnly(a.vars, `apps.${app}.vars`, warnings), configs });
   }
   return data;
+}
+
+/** The §6.2 JSON text; Object.fromEntries defines own properties, so no key reaches a prototype. */
+function serialise(data: EnvData): string {
+  const apps = [...data.apps].map(([name, a]) => [name, {
+    vars: Object.fromEntries(a.vars),
+    configs: Object.fromEntries([...a.configs].map(([c, v]) => [c, Object.fromEntries(v)])),
+  }]);
+  return JSON.stringify({ version: 1, global: Object.fromEntries(data.global), apps: Object.fromEntries(apps) }, null, 2) + '\n';
+}
+
+function clone(data: EnvData): EnvData {
+  const apps = new Map([...data.apps].map(([n, a]) => [n, { vars: new Map(a.vars), configs: new Map([...a.configs].map(([c, v]) => [c, new Map(v)])) }]));
+  return { global: new Map(data.global), apps };
 }
 
 /**
@@ -90,11 +111,12 @@ export class FileEnvStore implements EnvStore {
     return next;
   }
 
-  private layers(data: EnvFile, scope: EnvScope, includeGlobal: boolean): Array<{ vars: Record<string, string>; scope: EnvScope }> {
-    const out: Array<{ vars: Record<string, string>; scope: EnvScope }> = [];
-    const app = scope.app ? data.apps[scope.app] : undefined;
-    if (scope.app && scope.config && app?.configs[scope.config]) out.push({ vars: app.configs[scope.config], scope: { app: scope.app, config: scope.config } });
-    if (scope.app && app) out.push({ vars: app.vars, scope: { app: scope.app } });
+  private layers(data: EnvData, scope: EnvScope, includeGlobal: boolean): Array<{ vars: Vars; scope: EnvScope }> {
+    const out: Array<{ vars: Vars; scope: EnvScope }> = [];
+    const app = scope.app !== undefined ? data.apps.get(scope.app) : undefined;
+    const config = app && scope.config !== undefined ? app.configs.get(scope.config) : undefined;
+    if (config) out.push({ vars: config, scope: { app: scope.app, config: scope.config } });
+    if (app) out.push({ vars: app.vars, scope: { app: scope.app } });
     if (includeGlobal) out.push({ vars: data.global, scope: {} });
     return out;
   }
@@ -102,44 +124,49 @@ export class FileEnvStore implements EnvStore {
   effective(agentId: string, scope: EnvScope, opts: { includeGlobal?: boolean } = {}): EnvEntry[] {
     const seen = new Map<string, EnvEntry>();
     for (const layer of this.layers(this.load(agentId).data, scope, opts.includeGlobal ?? true)) {
-      for (const [name, value] of Object.entries(layer.vars)) if (!seen.has(name)) seen.set(name, { name, value, scope: layer.scope });
+      for (const [name, value] of layer.vars) if (!seen.has(name)) seen.set(name, { name, value, scope: layer.scope });
     }
     return [...seen.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
   lookup(agentId: string, scope: EnvScope, name: string, opts: { includeGlobal?: boolean } = {}): EnvEntry | undefined {
     for (const layer of this.layers(this.load(agentId).data, scope, opts.includeGlobal ?? true)) {
-      if (Object.prototype.hasOwnProperty.call(layer.vars, name)) return { name, value: layer.vars[name], scope: layer.scope };
+      const value = layer.vars.get(name);
+      if (value !== undefined) return { name, value, scope: layer.scope };
     }
     return undefined;
   }
 
-  private target(data: EnvFile, scope: EnvScope): Record<string, string> {
-    if (!scope.app) return data.global;
-    data.apps[scope.app] ??= { vars: {}, configs: {} };
-    const app = data.apps[scope.app];
-    if (!scope.config) return app.vars;
-    app.configs[scope.config] ??= {};
-    return app.configs[scope.config];
+  /** The variables of exactly one scope, created when missing (a write target). */
+  private target(data: EnvData, scope: EnvScope): Vars {
+    if (scope.app === undefined) return data.global;
+    let app = data.apps.get(scope.app);
+    if (!app) data.apps.set(scope.app, (app = { vars: new Map(), configs: new Map() }));
+    if (scope.config === undefined) return app.vars;
+    let config = app.configs.get(scope.config);
+    if (!config) app.configs.set(scope.config, (config = new Map()));
+    return config;
   }
 
-  private save(agentId: string, data: EnvFile): void {
-    writeFileAtomic(this.file(agentId), JSON.stringify(data, null, 2) + '\n');
+  /** Write first, then apply: a failed write leaves the cached copy as it was. */
+  private save(agentId: string, data: EnvData): void {
+    writeFileAtomic(this.file(agentId), serialise(data));
     this.cache.set(agentId, { mtimeMs: statSync(this.file(agentId)).mtimeMs, data, warnings: [] });
   }
 
   async set(agentId: string, scope: EnvScope, values: Record<string, string>): Promise<void> {
-    const data = structuredClone(this.load(agentId).data);
-    Object.assign(this.target(data, scope), values);
+    const data = clone(this.load(agentId).data);
+    const vars = this.target(data, scope);
+    for (const [name, value] of Object.entries(values)) vars.set(name, value);
     this.save(agentId, data);
   }
 
   async unset(agentId: string, scope: EnvScope, names: string[]): Promise<string[]> {
-    const data = structuredClone(this.load(agentId).data);
+    const data = clone(this.load(agentId).data);
     const vars = this.target(data, scope);
-    const absent = names.filter((n) => !Object.prototype.hasOwnProperty.call(vars, n));
+    const absent = names.filter((n) => !vars.has(n));
     if (absent.length > 0) return absent;
-    for (const n of names) delete vars[n];
+    for (const n of names) vars.delete(n);
     this.save(agentId, data);
     return [];
   }

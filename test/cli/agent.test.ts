@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { LoomClient } from '../../src/client/index.js';
-import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
+import { startDaemon, tempDir, type RunningDaemon } from '../helpers/daemon.js';
 import { loom } from './support.js';
 
 let d: RunningDaemon;
@@ -25,7 +25,8 @@ describe('behaviour.md §2.13 loom agent add|list|rm', () => {
   });
 
   it('when --home and --allow are given, then the registry keeps them', async () => {
-    const home = join(d.dataDir, 'custom-home');
+    // A home may not lie inside the data directory (behaviour.md §1.4, issue 12).
+    const home = join(tempDir(), 'custom-home');
     const r = await loom(d, ['agent', 'add', 'mia', '--home', home, '--allow', '/srv/shared']);
     expect(r.stdout).toBe(`Added agent 'mia' · home ${home}\n`);
     expect(statSync(home).isDirectory()).toBe(true);

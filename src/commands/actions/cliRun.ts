@@ -38,18 +38,23 @@ export async function runCliActionCommand(ctx: CommandContext, loaded: LoadedDoc
     return fail('FORBIDDEN', `CLI actions run only from local documents; ${loaded.display} is ${originText(loaded)}`);
   }
   const template = a.command ?? '';
+  const referenced = referencedNames(template);
   const sub = substituteCommand(template, (ph) => {
     const f = fields.get(ph.name);
     if (f) return { text: ph.index !== undefined ? slotText(f.value, ph.index) : valueText(f.value), label: `--${ph.name}` };
     const v = ctx.session.vars.get(ph.name);
     if (v !== undefined) return { text: ph.index !== undefined ? slotText(v, ph.index) : v, label: `{${ph.name}}` };
     return null;
+  }, (name) => {
+    // A session variable the command reads as `$name` is exported (§4.8); it counts where bash evaluates that name.
+    const v = referenced.has(name) ? ctx.session.vars.get(name) : undefined;
+    return v === undefined ? null : { text: v, label: `{${name}}` };
   });
   if (!sub.ok) return fail('INVALID_ARGS', sub.message, { recovery: `/act.${a.id} --help` });
   const r = await runCliAction({
     command: sub.command,
     cwd: actionDir(ctx, loaded),
-    env: cliEnvironment(ctx, loaded, referencedNames(template)),
+    env: cliEnvironment(ctx, loaded, referenced),
     timeoutMs: limits.timeoutMs,
     maxBytes: limits.maxBytes,
     signal: ctx.signal,

@@ -1,3 +1,4 @@
+import { nullRecord } from '../../domain/keys.js';
 import { fail, type CommandResult } from '../../domain/result.js';
 import { readModifierFile } from '../../effects/actionFiles.js';
 import { htmlToMarkdown } from '../../effects/html.js';
@@ -49,7 +50,8 @@ function setQuery(u: URL, params: Array<[string, string]>): void {
 
 /** Flat JSON body of behaviour.md §4.7 step 4. */
 function flatBody(fields: Map<string, BoundField>, consumed: Set<string>): string {
-  const obj: Record<string, unknown> = {};
+  // Field names are user text: `__proto__` must become a key of the body, not its prototype.
+  const obj = nullRecord<unknown>();
   for (const [name, b] of fields) {
     if (consumed.has(name) || !sendable(b)) continue;
     const v = b.value as string | string[];

@@ -1,4 +1,5 @@
 import { dirname } from 'node:path';
+import { nullRecord, ownValue } from '../../domain/keys.js';
 import { topicScope } from '../../domain/topic.js';
 import type { LoadedDocument } from '../docContract.js';
 import type { CommandContext } from '../types.js';
@@ -50,7 +51,7 @@ export function definitionDollar(ctx: CommandContext, loaded: LoadedDocument): (
     if (s !== undefined) return s;
     const decl = loaded.doc.env.find((e) => e.name === name);
     if (decl?.default !== undefined) return decl.default;
-    if (isLocal(loaded)) return process.env[name];
+    if (isLocal(loaded)) return ownValue(process.env, name);
     return undefined;
   };
 }
@@ -62,7 +63,8 @@ export function definitionDollar(ctx: CommandContext, loaded: LoadedDocument): (
  * fill names none of those layers (except the daemon's environment) sets.
  */
 export function cliEnvironment(ctx: CommandContext, loaded: LoadedDocument, referenced: Set<string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env };
+  // Variable names are user text: `$__proto__` must be exported, not set the object's prototype.
+  const env: NodeJS.ProcessEnv = Object.assign(nullRecord<string>(), process.env);
   const set = new Set<string>();
   for (const e of ctx.services.env.effective(ctx.agent.id, topicScope(ctx.session.ref))) { env[e.name] = e.value; set.add(e.name); }
   for (const name of referenced) {

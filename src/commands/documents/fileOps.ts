@@ -2,12 +2,12 @@ import { lstatSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fail, type CommandResult } from '../../domain/result.js';
 import type { SessionState } from '../../domain/session.js';
-import { displayOf, expandPath, resolveInWorkspace } from '../../effects/workspace.js';
+import { displayOf, isRefusal, resolveInWorkspace } from '../../effects/workspace.js';
 import { writeFileAtomic } from '../../effects/atomicFile.js';
 import type { CommandContext } from '../types.js';
 import { DOC_MAX_BYTES, looksBinary, sha256 } from './fetch.js';
 import { topicState } from './state.js';
-import { fileNotFound, forbidden } from './targets.js';
+import { fileNotFound, refusalResult } from './targets.js';
 
 /** A path of a file command after the workspace policy. */
 export interface FilePath {
@@ -15,12 +15,13 @@ export interface FilePath {
   display: string;
 }
 
-/** Resolve a file command's path (behaviour.md §1.4, §2.5): NUL → INVALID_PATH, outside → FORBIDDEN. */
+/**
+ * Resolve a file command's path (behaviour.md §1.4, §2.5): outside → FORBIDDEN; NUL, a name or
+ * path too long for the file system, a symlink loop → INVALID_PATH.
+ */
 export function resolveFile(ctx: CommandContext, input: string): FilePath | CommandResult {
-  if (input.includes('\u0000')) return fail('INVALID_PATH', 'Path contains a NUL character');
   const ws = resolveInWorkspace(ctx.agent, ctx.session.baseDir, input);
-  if (!ws) return forbidden(displayOf(expandPath(input, ctx.agent.home, ctx.session.baseDir ?? ctx.agent.home), ctx.agent.home));
-  return ws;
+  return isRefusal(ws) ? refusalResult(ws) : ws;
 }
 
 /** An existing file's bytes, or null when it does not exist; failures for folders and binary files. */
@@ -46,8 +47,10 @@ export function parentProblem(ctx: CommandContext, p: FilePath): CommandResult |
     try {
       return statSync(d).isDirectory() ? null : fail('INVALID_PATH', `Not a directory: ${displayOf(d, ctx.agent.home)}`);
     } catch (err) {
-      // Missing folders are created by the write; keep looking for the nearest existing one.
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+      // Missing folders are created by the write; keep looking for the nearest existing one
+      // (ENOTDIR: a file further up stands in the way; the loop reaches it).
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') throw err;
     }
   }
   return null;

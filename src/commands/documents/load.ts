@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { fail, type CommandResult } from '../../domain/result.js';
-import { displayOf, isInside, resolveInWorkspace } from '../../effects/workspace.js';
+import { displayOf, isInside, isRefusal, resolveInWorkspace } from '../../effects/workspace.js';
 import { isManifest, validateManifest, type Manifest } from '../../sfmd/manifest.js';
 import type { DocOrigin, LoadedDocument } from '../docContract.js';
 import type { CommandContext } from '../types.js';
@@ -10,7 +10,7 @@ import { fetchRemote, jsonDocument, readLocalText, type Remote } from './fetch.j
 import { readMenus } from './menus.js';
 import { parseCached } from './parseCache.js';
 import type { DocData, DocSource, Location } from './state.js';
-import { fileNotFound, forbidden, notInstalled, resolveHref } from './targets.js';
+import { fileNotFound, forbidden, notInstalled, refusalResult, resolveHref } from './targets.js';
 
 /** A document's text and identity before parsing. */
 export interface Fetched {
@@ -108,7 +108,7 @@ async function packageDoc(ctx: CommandContext, name: string, page: string | null
   const file = page ? resolve(dirname(root), page) : root;
   if (!isInside(file, dirname(root))) return fileNotFound(file, ctx.agent.home);
   const ws = resolveInWorkspace(ctx.agent, null, file);
-  if (!ws) return forbidden(displayOf(file, ctx.agent.home));
+  if (isRefusal(ws)) return refusalResult(ws);
   try {
     if (statSync(ws.abs).isDirectory()) return fail('INVALID_PATH', `Is a directory: ${ws.display}`);
   } catch (err) {
@@ -126,7 +126,7 @@ export async function fetchSource(ctx: CommandContext, source: DocSource): Promi
     // Checked again on every load: /refresh and /back must not follow a link swapped in since, nor a path
     // that left the workspace when allowed paths changed.
     const ws = resolveInWorkspace(ctx.agent, null, source.path);
-    if (!ws) return forbidden(source.display);
+    if (isRefusal(ws)) return ws.refused === 'outside' ? forbidden(source.display) : refusalResult(ws);
     try {
       return localFile(ctx, ws.abs, source.display);
     } catch (err) {

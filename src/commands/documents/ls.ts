@@ -1,8 +1,8 @@
 import { lstatSync, readdirSync, statSync } from 'node:fs';
 import { content, fail, type CommandResult } from '../../domain/result.js';
-import { displayOf, expandPath, resolveInWorkspace } from '../../effects/workspace.js';
+import { isRefusal, resolveInWorkspace } from '../../effects/workspace.js';
 import type { Command, CommandContext } from '../types.js';
-import { forbidden } from './targets.js';
+import { refusalResult } from './targets.js';
 import { parseFlags, splitArgs } from './args.js';
 
 /** behaviour.md §2.5: most entries a listing shows. */
@@ -50,11 +50,9 @@ export const lsCommand: Command = {
     if (!p || p.unknown.length || p.positional.length > 1) return fail('INVALID_ARGS', 'Usage: /ls [--all] [<path>]');
     const all = p.flags.has('all');
     const input = p.positional[0] ?? ctx.session.baseDir ?? ctx.agent.home;
-    if (input.includes('\u0000')) return fail('INVALID_PATH', 'Path contains a NUL character');
-    const home = ctx.agent.home;
     const ws = resolveInWorkspace(ctx.agent, ctx.session.baseDir, input);
-    const display = ws?.display ?? displayOf(expandPath(input, home, ctx.session.baseDir ?? home), home);
-    if (!ws) return forbidden(display);
+    if (isRefusal(ws)) return refusalResult(ws);
+    const display = ws.display;
     let isDir: boolean;
     try {
       isDir = statSync(ws.abs).isDirectory();

@@ -1,6 +1,6 @@
 import { dirname } from 'node:path';
 import type { CommandResult } from '../../domain/result.js';
-import { resolveInWorkspace } from '../../effects/workspace.js';
+import { isRefusal, resolveInWorkspace } from '../../effects/workspace.js';
 import { parseNavFile } from '../../sfmd/links.js';
 import type { Directive, DocWarning } from '../../sfmd/types.js';
 import type { CommandContext } from '../types.js';
@@ -37,7 +37,7 @@ async function readRelated(ctx: CommandContext, loc: Location, path: string): Pr
   }
   if (!target.startsWith('/') && !target.startsWith('~')) return { reason: 'unsupported location' };
   const ws = resolveInWorkspace(ctx.agent, null, target);
-  if (!ws) return { reason: 'outside the workspace' };
+  if (isRefusal(ws)) return { reason: ws.refused === 'outside' ? 'outside the workspace' : ws.message };
   try {
     const r = readLocalText(ws.abs, ws.display);
     if ('ok' in r) return { reason: reasonOf(r) };

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { PACKAGE_NAME_RE } from '../../domain/ids.js';
 import { fail, type CommandResult } from '../../domain/result.js';
 import type { SessionState } from '../../domain/session.js';
-import { displayOf, expandPath, resolveInWorkspace } from '../../effects/workspace.js';
+import { displayOf, expandPath, isRefusal, resolveInWorkspace, type PathRefusal } from '../../effects/workspace.js';
 import type { CommandContext } from '../types.js';
 import { docData, type DocSource, type Location } from './state.js';
 
@@ -36,6 +36,11 @@ export function notInstalled(name: string): CommandResult {
 /** `ERROR(FORBIDDEN): Path outside the workspace: <display>` (behaviour.md §1.4). */
 export function forbidden(display: string): CommandResult {
   return fail('FORBIDDEN', `Path outside the workspace: ${display}`);
+}
+
+/** A refused path as a command failure: FORBIDDEN outside the workspace, else INVALID_PATH. */
+export function refusalResult(r: PathRefusal): CommandResult {
+  return fail(r.refused === 'outside' ? 'FORBIDDEN' : 'INVALID_PATH', r.message);
 }
 
 /** `ERROR(NOT_FOUND): File not found: <display>` with the `/ls <parent>` recovery (behaviour.md §2.5). */
@@ -132,9 +137,8 @@ function resolveLink(ctx: CommandContext, t: string): Resolved {
 /** A local target under the workspace policy (behaviour.md §1.4, §3.2). */
 function local(ctx: CommandContext, input: string, anchor: string | null): Resolved {
   const { agent, session } = ctx;
-  if (input.includes('\u0000')) return { type: 'error', result: fail('INVALID_PATH', 'Path contains a NUL character') };
   const ws = resolveInWorkspace(agent, session.baseDir, input);
-  if (!ws) return { type: 'error', result: forbidden(displayOf(expandPath(input, agent.home, session.baseDir ?? agent.home), agent.home)) };
+  if (isRefusal(ws)) return { type: 'error', result: refusalResult(ws) };
   let isDir: boolean;
   try {
     isDir = statSync(ws.abs).isDirectory();

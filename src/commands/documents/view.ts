@@ -1,5 +1,6 @@
 import { scopeLabel } from '../../domain/ports.js';
 import { fail, joinLines, nextLine, type CommandResult } from '../../domain/result.js';
+import { ownValue } from '../../domain/keys.js';
 import { topicScope } from '../../domain/topic.js';
 import { findAnchor, anchorIds } from '../../sfmd/anchors.js';
 import { warningLine } from '../../sfmd/parse.js';
@@ -21,7 +22,7 @@ export function envCheck(ctx: CommandContext, data: DocData): CommandResult | nu
   const missing = [...new Set(needed)].filter((name) => {
     const v = ctx.services.env.lookup(ctx.agent.id, scope, name, { includeGlobal: local })?.value;
     if (v !== undefined && v !== '') return false;
-    return !(local && (process.env[name] ?? '') !== '');
+    return !(local && (ownValue(process.env, name) ?? '') !== '');
   });
   if (missing.length === 0) return null;
   const details = missing.map((n) => {
