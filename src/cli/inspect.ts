@@ -61,7 +61,7 @@ async function top(opts: GlobalOpts): Promise<number> {
   if (!out.isTTY || !process.stdin.isTTY) {
     const first = await poll(opts);
     if (!first.snapshot) throw new DaemonUnreachable(first.problem ?? 'no snapshot');
-    out.write(`${renderTop(first.snapshot, { width: out.columns || 100, url }).join('\n')}\n`);
+    out.write(`${renderTop(first.snapshot, { width: out.columns || 100, url, color: false }).join('\n')}\n`);
     return 0;
   }
   out.write('\x1b[?1049h\x1b[?25l');

@@ -61,13 +61,20 @@ function topicLines(t: SnapshotTopic): string[] {
   return lines;
 }
 
-/** The lines of one frame, each cut to `width`. */
-export function renderTop(snapshot: InspectorSnapshot | null, opts: { width: number; url: string; problem?: string }): string[] {
+const plain = (line: string) => line.replace(/\x1b\[[0-9;]*m/g, '');
+
+/** The lines of one frame, each cut to `width`; `color: false` (not a terminal) leaves out the escape codes. */
+export function renderTop(snapshot: InspectorSnapshot | null, opts: { width: number; url: string; problem?: string; color?: boolean }): string[] {
+  const lines = frameLines(snapshot, opts).map((l) => fit(l, opts.width));
+  return opts.color === false ? lines.map(plain) : lines;
+}
+
+function frameLines(snapshot: InspectorSnapshot | null, opts: { url: string; problem?: string }): string[] {
   const lines: string[] = [];
   const title = snapshot ? `loom ${snapshot.version} · up ${shortDuration(snapshot.uptime_ms)} · ${snapshot.agents.length} agent(s) · ${opts.url}` : `loom · ${opts.url}`;
   lines.push(`${BOLD}${title}${RESET}   ${DIM}q quits${RESET}`);
   if (opts.problem) lines.push(`${RED}${opts.problem}${RESET}`);
-  if (!snapshot) return lines.map((l) => fit(l, opts.width));
+  if (!snapshot) return lines;
   if (snapshot.agents.length === 0) lines.push('no agents registered');
   for (const a of snapshot.agents) {
     const ev = a.events ? `  inbox ${a.events.pending} pending, ${a.events.streams} stream(s)` : '';
@@ -77,5 +84,5 @@ export function renderTop(snapshot: InspectorSnapshot | null, opts: { width: num
     if (a.topics.length === 0) lines.push(`    ${DIM}no open topics${RESET}`);
     for (const t of a.topics) lines.push(...topicLines(t));
   }
-  return lines.map((l) => fit(l, opts.width));
+  return lines;
 }

@@ -43,6 +43,16 @@ describe('loom inspect (behaviour.md §13.6)', () => {
   });
 });
 
+describe('loom top without a terminal', () => {
+  it('prints one frame as plain text (no escape codes) and exits 0, for scripts and logs', async () => {
+    const r = await runCli(['top'], env());
+    expect(r.code).toBe(0);
+    expect(r.stdout).not.toContain('\x1b');
+    expect(r.stdout).toMatch(new RegExp(`^loom \\S+ · up \\S+ · 1 agent\\(s\\) · http://127\\.0\\.0\\.1:${d.port}/inspect`));
+    expect(r.stdout).toContain('\nagent leo');
+  });
+});
+
 describe('loom top under a pseudo-terminal (behaviour.md §13.6)', () => {
   it('draws the topic with its running command and waiting count, and quits on q', async () => {
     const c = new LoomClient(d.base, 'leo');

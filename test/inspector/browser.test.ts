@@ -40,7 +40,6 @@ afterAll(async () => {
 }, 60000);
 
 const card = (topic: string) => page.locator(`article.topic[data-topic="${topic}"]`);
-const waitedMs = async (topic: string) => (await card(topic).locator('ol.waiting li').evaluateAll((lis) => lis.map((li) => Number(li.getAttribute('data-waited-ms')))));
 
 describe('the inspector page in chromium (behaviour.md §13.5)', () => {
   it('shows a queue filling and draining live, and draws the topic machine with its current state', async () => {
@@ -51,22 +50,27 @@ describe('the inspector page in chromium (behaviour.md §13.5)', () => {
     await page.waitForSelector('#conn[data-conn="live"]');
 
     const c = new LoomClient(base, 'leo');
-    for (let i = 1; i <= 3; i++) pending.push(c.exec('q', `/exec sleep 2 && echo slow-${i}`).catch(() => undefined));
+    for (let i = 1; i <= 3; i++) pending.push(c.exec('q', `/exec sleep 5 && echo slow-${i}`).catch(() => undefined));
     await card('q').locator('ol.waiting li').nth(1).waitFor();
     await card('q').click();
 
-    // One executing, two waiting, and their wait times grow while they wait.
-    await expect(card('q').getAttribute('data-state')).resolves.toBe('executing');
-    expect(await card('q').locator('.running code').textContent()).toBe('/exec sleep 2 && echo slow-1');
-    const first = await waitedMs('q');
-    expect(first).toHaveLength(2);
+    // One executing, two waiting, and their wait times grow while they wait. Each look is one
+    // evaluation in the page, so a busy machine cannot let the queue move between two reads.
+    const look = () => card('q').evaluate((el) => ({
+      state: el.getAttribute('data-state'),
+      running: el.querySelector('.running code')?.textContent,
+      waited: [...el.querySelectorAll('ol.waiting li')].map((li) => Number(li.getAttribute('data-waited-ms'))),
+      count: el.querySelector('.count')?.textContent,
+      bars: el.querySelectorAll('ol.waiting .bar').length,
+    }));
+    const first = await look();
+    expect(first).toEqual({ state: 'executing', running: '/exec sleep 5 && echo slow-1', waited: [expect.any(Number), expect.any(Number)], count: '2 waiting', bars: 2 });
     await page.waitForTimeout(600);
-    const later = await waitedMs('q');
-    expect(later).toHaveLength(2);
-    expect(later[0]).toBeGreaterThan(first[0]);
-    expect(later[1]).toBeGreaterThan(first[1]);
-    expect(await card('q').locator('.count').textContent()).toBe('2 waiting');
-    expect(await card('q').locator('.waiting .bar').count()).toBe(2);
+    const later = await look();
+    expect(later).toMatchObject({ state: 'executing', running: '/exec sleep 5 && echo slow-1', count: '2 waiting' });
+    expect(later.waited[0]).toBeGreaterThan(first.waited[0]);
+    expect(later.waited[1]).toBeGreaterThan(first.waited[1]);
+    expect(first.waited[0]).toBeGreaterThan(first.waited[1]);
 
     // The selected topic's machine, laid out by dagre, with `executing` highlighted.
     await page.waitForSelector('#diagram svg[data-machine="topicQueue"] g.node.current[data-state="executing"]');
@@ -76,17 +80,17 @@ describe('the inspector page in chromium (behaviour.md §13.5)', () => {
     await page.screenshot({ path: join(ARTIFACTS, 'inspector-executing.png'), fullPage: true });
 
     // Drained: idle, three results, the diagram follows.
-    await page.waitForSelector('article.topic[data-topic="q"][data-state="idle"]', { timeout: 20000 });
+    await page.waitForSelector('article.topic[data-topic="q"][data-state="idle"]', { timeout: 40000 });
     await page.waitForSelector('#diagram g.node.current[data-state="idle"]');
     expect(await card('q').locator('ol.waiting li').count()).toBe(0);
     expect(await card('q').locator('table.recent tbody tr.ok').count()).toBe(3);
     expect(await card('q').locator('table.recent tbody tr code').allTextContents()).toEqual([
-      '/exec sleep 2 && echo slow-3', '/exec sleep 2 && echo slow-2', '/exec sleep 2 && echo slow-1',
+      '/exec sleep 5 && echo slow-3', '/exec sleep 5 && echo slow-2', '/exec sleep 5 && echo slow-1',
     ]);
     expect(await page.locator('#timeline li').count()).toBeGreaterThanOrEqual(2);
     await page.screenshot({ path: join(ARTIFACTS, 'inspector-idle.png'), fullPage: true });
     expect(errors).toEqual([]);
-  }, 60000);
+  }, 90000);
 
   it('says so when the daemon is gone, and reconnects by itself when it is back', async () => {
     const { port, dataDir } = d as RunningDaemon;
