@@ -24,19 +24,22 @@ export interface RecentCommand {
  * failure still shows it. Only the redacted first line is kept: bodies never stay in memory here.
  * Keyed by the topic's system id (`topic:<agent>/<topic>`).
  */
+/** An entry as kept: the time as a number (an ISO string is made only when someone reads it). */
+type Kept = Omit<RecentCommand, 'at'> & { atMs: number };
+
 export class RecentCommands {
-  private readonly byTopic = new Map<string, RecentCommand[]>();
+  private readonly byTopic = new Map<string, Kept[]>();
 
   /** Record a `command.finished` or `command.refused` event; other phases are ignored. */
   record(topicId: string, ev: CommandEvent): void {
     if (ev.type !== 'command.finished' && ev.type !== 'command.refused') return;
     const t = ev.ticket;
     const started = ev.type === 'command.finished' ? t.startedAt ?? ev.at : ev.at;
-    const entry: RecentCommand = {
+    const entry: Kept = {
       ticket: t.id, cmd: redactCommand(t.cmd), via: t.via,
       ok: ev.type === 'command.finished' ? ev.result.ok : false,
       code: ev.type === 'command.finished' ? ev.result.code : ev.reason,
-      queued_ms: Math.max(0, started - t.queuedAt), duration_ms: Math.max(0, ev.at - started), at: new Date(ev.at).toISOString(),
+      queued_ms: Math.max(0, started - t.queuedAt), duration_ms: Math.max(0, ev.at - started), atMs: ev.at,
     };
     let list = this.byTopic.get(topicId);
     if (!list) {
@@ -47,9 +50,9 @@ export class RecentCommands {
     if (list.length > RECENT_PER_TOPIC) list.shift();
   }
 
-  /** The topic's recent commands, oldest first (a copy). */
+  /** The topic's recent commands, oldest first. */
   of(topicId: string): RecentCommand[] {
-    return [...(this.byTopic.get(topicId) ?? [])];
+    return (this.byTopic.get(topicId) ?? []).map(({ atMs, ...rest }) => ({ ...rest, at: new Date(atMs).toISOString() }));
   }
 
   /** Forget a topic that ended (closed session, deleted agent). */

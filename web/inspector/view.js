@@ -90,7 +90,7 @@ function agentHeader(a, ctx) {
     h('h2', selectable(`agent:${a.agentId}`, ctx.selected), a.agentId),
     h('span', { class: 'home' }, a.home ?? ''),
     ev ? h('span', { class: 'events' }, `inbox ${ev.pending} pending · ${ev.acked} acked · ${ev.streams} stream${ev.streams === 1 ? '' : 's'}`) : null,
-    h('span', { ...selectable(`webhook:${a.agentId}`, ctx.selected), class: `webhook ${a.webhook ? 'on' : 'off'}` }, a.webhook ? 'webhook on' : 'no webhook'));
+    h('span', { ...selectable(`webhook:${a.agentId}`, ctx.selected), class: `webhook ${a.webhook ? 'on' : 'off'}${ctx.selected === `webhook:${a.agentId}` ? ' selected' : ''}` }, a.webhook ? 'webhook on' : 'no webhook'));
 }
 
 /** Draw every agent and topic into `root`. `ctx`: { now, waitMs, selected }. */
