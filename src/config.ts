@@ -19,7 +19,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { portOverride?: string
   const wire = opts.wire ?? 'agent';
   const rawPort = opts.portOverride ?? env.SVC_PORT ?? (wire === 'user' ? '3100' : '3923');
   const port = Number(rawPort);
-  if (!/^\d+$/.test(rawPort) || port < 1 || port > 65535) throw new ConfigError(`loom: invalid SVC_PORT "${rawPort}"`);
+  if (!/^\d+$/.test(rawPort) || port < 1 || port > 65535) {
+    // Name the setting the user actually gave: the flag when there was one.
+    throw new ConfigError(opts.portOverride !== undefined ? `loom: invalid --port "${rawPort}" (use 1–65535)` : `loom: invalid SVC_PORT "${rawPort}"`);
+  }
   const role = env.SVC_ROLE ?? 'agent-host';
   if (!/^[a-z][a-z0-9-]{0,31}$/.test(role)) throw new ConfigError(`loom: invalid SVC_ROLE "${role}"`);
   return {

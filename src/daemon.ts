@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LoomSystem } from './actors/system.js';
@@ -14,6 +15,9 @@ import { FileEnvStore } from './stores/envStore.js';
 import { EmptyPackageRegistry } from './stores/packages.js';
 import { VERSION } from './version.js';
 import { installFeatures } from './features.js';
+import { REQUEST_LOG_DIR, type RequestLogEntry, type RequestLogSink } from './domain/requestLog.js';
+import { RequestLogFile } from './effects/requestLogFile.js';
+import { requestLogger } from './http/requestLog.js';
 
 /** A composed daemon: system and app, not yet listening. */
 export interface Composition {
@@ -22,13 +26,18 @@ export interface Composition {
   app: ReturnType<typeof createApp>;
   /** Set the bound port once listening (URLs printed by commands use it). */
   setPort(port: number): void;
+  /** The request log (behaviour.md §2.13), or null when turned off. */
+  requestLog: RequestLogSink | null;
 }
+
+/** Request log settings: off, or on with an optional echo of each entry (a foreground daemon on a TTY). */
+export type RequestLogOption = false | { echo?: (entry: RequestLogEntry) => void };
 
 /**
  * Compose the daemon from its configuration (architecture.md: main.ts is the composition root).
  * `memory` uses an in-memory agent registry (contract tests); the env store still needs a folder.
  */
-export async function compose(config: DaemonConfig, opts: { clock?: Clock; memory?: boolean; onShutdown?: () => void; queue?: { max: number; waitMs: number } } = {}): Promise<Composition> {
+export async function compose(config: DaemonConfig, opts: { clock?: Clock; memory?: boolean; onShutdown?: () => void; queue?: { max: number; waitMs: number }; requestLog?: RequestLogOption } = {}): Promise<Composition> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   let port = config.port;
   const clock = opts.clock ?? systemClock;
@@ -39,14 +48,18 @@ export async function compose(config: DaemonConfig, opts: { clock?: Clock; memor
   const { routes, fastPaths, upgrades } = await installFeatures({ system, info, clock, agents, allowedOrigins: config.allowedOrigins });
   const ctx: AppContext = { system, allowedOrigins: config.allowedOrigins, onShutdown: opts.onShutdown ?? (() => undefined), fastPaths, upgrades };
   const app = createApp(ctx, routes);
-  return { system, ctx, app, setPort: (p) => { port = p; } };
+  const log = opts.requestLog ?? {};
+  const requestLog = log === false ? null : new RequestLogFile(join(config.dataDir, REQUEST_LOG_DIR), { echo: log.echo });
+  return { system, ctx, app, setPort: (p) => { port = p; }, requestLog };
 }
 
 /** Listen on 127.0.0.1 only (spec §1). Rejects with the listen error (EADDRINUSE …). */
 export function listen(c: Composition, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
     // What app.listen does, with the fast paths (AppContext.fastPaths) tried before the app.
+    const log = c.requestLog ? requestLogger(c.requestLog) : null;
     const server = createServer((req, res) => {
+      log?.(req, res);
       for (const fast of c.ctx.fastPaths) if (fast(req, res)) return;
       c.app(req, res);
     });
@@ -54,6 +67,8 @@ export function listen(c: Composition, port: number): Promise<Server> {
     server.on('upgrade', upgradeListener(c.ctx.allowedOrigins, c.ctx.upgrades));
     server.listen(port, '127.0.0.1');
     server.once('error', reject);
+    // The log is flushed and closed with the server (shutdown, tests).
+    server.once('close', () => void c.requestLog?.close());
     server.once('listening', () => {
       c.setPort((server.address() as AddressInfo).port);
       resolve(server);

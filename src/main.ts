@@ -2,13 +2,14 @@ import { ConfigError, loadConfig } from './config.js';
 import { closeServer, compose, listen } from './daemon.js';
 import { RegistryReadError } from './stores/jsonAdapter.js';
 import { SHUTDOWN_GRACE_MS } from './domain/limits.js';
+import { shortLine, type RequestLogEntry } from './domain/requestLog.js';
 
 /**
  * Run the daemon in the foreground (behaviour.md §1.1): validate the configuration (exit 2),
  * open the registries (exit 1 when unreadable), listen on 127.0.0.1 (exit 1 when the port is in
  * use), print the ready line, and stop cleanly on SIGINT, SIGTERM or POST /shutdown (exit 0).
  */
-export async function runDaemon(opts: { port?: string; wire?: 'agent' | 'user' } = {}): Promise<void> {
+export async function runDaemon(opts: { port?: string; wire?: 'agent' | 'user'; quiet?: boolean } = {}): Promise<void> {
   let config;
   try {
     config = loadConfig(process.env, { portOverride: opts.port, wire: opts.wire });
@@ -24,7 +25,9 @@ export async function runDaemon(opts: { port?: string; wire?: 'agent' | 'user' }
   let stop: (delayMs: number) => void;
   let composition;
   try {
-    composition = await compose(config, { onShutdown: () => stop(SHUTDOWN_GRACE_MS) });
+    // In the foreground on a terminal, each request also gets a short line on stderr (--quiet: none).
+    const echo = process.stderr.isTTY && !opts.quiet ? (e: RequestLogEntry) => { process.stderr.write(shortLine(e) + '\n'); } : undefined;
+    composition = await compose(config, { onShutdown: () => stop(SHUTDOWN_GRACE_MS), requestLog: { echo } });
   } catch (err) {
     if (err instanceof RegistryReadError) {
       process.stderr.write(`loom: ${err.message}\n`);

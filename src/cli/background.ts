@@ -2,15 +2,17 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { client, cliPort, dataDir, type GlobalOpts } from './common.js';
+import { CliFailure, client, cliPort, dataDir, examples, globals, guard, print, type CliParts, type GlobalOpts } from './common.js';
 
 const pidFile = () => join(dataDir(), 'loom.pid');
+const logFile = () => join(dataDir(), 'loom.log');
 
 function readPid(): number | undefined {
   try {
     const pid = Number(readFileSync(pidFile(), 'utf8').trim());
     return Number.isInteger(pid) && pid > 0 ? pid : undefined;
   } catch {
+    // No pid file: nothing was started with `loom start` (or it was cleaned up).
     return undefined;
   }
 }
@@ -31,74 +33,118 @@ function alive(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch {
+    // ESRCH (gone) or EPERM (not ours): either way not a daemon we can manage.
     return false;
   }
 }
 
-async function answers(opts: GlobalOpts): Promise<boolean> {
+/** The pid of the daemon `loom start` left running, when it is still that daemon. */
+function ourPid(): number | null {
+  const pid = readPid();
+  return pid !== undefined && alive(pid) && isLoomDaemon(pid) ? pid : null;
+}
+
+/** The daemon's version when it answers on the port, else null. */
+async function answering(opts: GlobalOpts): Promise<string | null> {
   try {
-    return (await client(opts, false).health()).status === 200;
+    const r = await client(opts, false).describe();
+    return r.status === 200 ? String(r.body.version) : null;
   } catch {
-    return false;
+    // Not reachable: not running (on this port).
+    return null;
   }
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** A progress line on stderr (not with --json: stdout carries the one JSON document, stderr errors only). */
+const progress = (opts: GlobalOpts, line: string) => { if (!opts.json) process.stderr.write(line + '\n'); };
+
+/** Wait up to `ms` for `done()`, telling the user every 2 s that it is still waiting. */
+async function waitFor(opts: GlobalOpts, what: string, ms: number, done: () => Promise<boolean>): Promise<boolean> {
+  const started = Date.now();
+  let told = started;
+  while (Date.now() - started < ms) {
+    if (await done()) return true;
+    if (Date.now() - told >= 2000) {
+      told = Date.now();
+      progress(opts, `… still ${what} (${Math.round((told - started) / 1000)} s)`);
+    }
+    await sleep(100);
+  }
+  return done();
+}
+
 /** `loom start`: run the daemon in the background; idempotent; waits until it answers (10 s). */
 export async function start(opts: GlobalOpts): Promise<number> {
   const port = cliPort(opts);
-  if (await answers(opts)) {
-    process.stdout.write(`loom is running on http://127.0.0.1:${port}\n`);
+  const url = `http://127.0.0.1:${port}`;
+  if ((await answering(opts)) !== null) {
+    print(opts, { running: true, started: false, pid: ourPid(), port }, `loom is already running on ${url}`);
     return 0;
   }
   mkdirSync(dataDir(), { recursive: true, mode: 0o700 });
-  const log = openSync(join(dataDir(), 'loom.log'), 'a', 0o600);
+  const log = openSync(logFile(), 'a', 0o600);
   const main = fileURLToPath(new URL('./main.js', import.meta.url));
   const child = spawn(process.execPath, [main, 'daemon', '--port', String(port)], { detached: true, stdio: ['ignore', log, log], env: process.env });
   closeSync(log);
   child.unref();
   writeFileSync(pidFile(), `${child.pid}\n`, { mode: 0o600 });
-  for (let i = 0; i < 100; i++) {
-    if (await answers(opts)) {
-      process.stdout.write(`loom started on http://127.0.0.1:${port} (pid ${child.pid})\n`);
-      return 0;
-    }
-    if (child.exitCode !== null || !alive(child.pid as number)) break;
-    await sleep(100);
-  }
-  process.stderr.write(`loom: daemon did not start; see ${join(dataDir(), 'loom.log')}\n`);
-  return 1;
-}
-
-/** `loom stop`: POST /shutdown, or SIGTERM the pid from the pid file. */
-export async function stop(opts: GlobalOpts): Promise<number> {
-  const pid = readPid();
-  // Decided once: while shutting down, /proc/<pid>/cmdline empties, so it cannot be re-checked.
-  const ours = pid !== undefined && alive(pid) && isLoomDaemon(pid);
-  if (await answers(opts)) {
-    await client(opts, false).shutdown();
-  } else if (ours) {
-    process.kill(pid as number, 'SIGTERM');
-  } else {
-    process.stdout.write('loom is not running\n');
+  progress(opts, `Starting loom on ${url} (pid ${child.pid}, log ${logFile()}); waiting for it to answer…`);
+  const exited = () => child.exitCode !== null || !alive(child.pid as number);
+  const up = await waitFor(opts, 'waiting for the daemon to answer', 10_000, async () => (await answering(opts)) !== null || exited());
+  if (!up || exited()) {
     rmSync(pidFile(), { force: true });
-    return 0;
+    throw new CliFailure({ error: 'daemon did not start', code: 'START_FAILED', message: `see ${logFile()}` });
   }
-  for (let i = 0; i < 50 && ((await answers(opts)) || (ours && alive(pid as number))); i++) await sleep(100);
-  rmSync(pidFile(), { force: true });
-  process.stdout.write('loom stopped\n');
+  print(opts, { running: true, started: true, pid: child.pid, port }, `loom started on ${url} (pid ${child.pid})`);
   return 0;
 }
 
-/** `loom status`: exit 0 when the daemon answers, 3 when not. */
+/** `loom stop`: POST /shutdown, or SIGTERM the pid from the pid file; waits until it is gone (5 s). */
+export async function stop(opts: GlobalOpts): Promise<number> {
+  const port = cliPort(opts);
+  // Decided once: while shutting down, /proc/<pid>/cmdline empties, so it cannot be re-checked.
+  const pid = ourPid();
+  const up = (await answering(opts)) !== null;
+  if (!up && pid === null) {
+    rmSync(pidFile(), { force: true });
+    print(opts, { stopped: false, running: false, port }, `loom is not running on port ${port}`);
+    return 0;
+  }
+  progress(opts, `Stopping loom on http://127.0.0.1:${port}${pid !== null ? ` (pid ${pid})` : ''}; waiting for it to exit…`);
+  if (up) await client(opts, false).shutdown();
+  else process.kill(pid as number, 'SIGTERM');
+  const gone = await waitFor(opts, 'waiting for the daemon to exit', 5000, async () => (await answering(opts)) === null && (pid === null || !alive(pid)));
+  if (!gone) throw new CliFailure({ error: 'daemon did not stop within 5 s', code: 'STOP_FAILED', message: pid !== null ? `kill it with: kill ${pid}` : `see ${logFile()}` });
+  rmSync(pidFile(), { force: true });
+  print(opts, { stopped: true, running: false, port }, 'loom stopped');
+  return 0;
+}
+
+/** `loom status`: `{running, pid, port, version}`; exit 0 when the daemon answers, 3 when not. */
 export async function status(opts: GlobalOpts): Promise<number> {
   const port = cliPort(opts);
-  if (!(await answers(opts))) {
-    process.stdout.write(`loom is not running on port ${port}\n`);
+  const version = await answering(opts);
+  const pid = ourPid();
+  if (version === null) {
+    print(opts, { running: false, pid: null, port, version: null }, `loom is not running on port ${port}`);
     return 3;
   }
   const h = await client(opts, false).health();
-  process.stdout.write(opts.json ? JSON.stringify(h.body) + '\n' : `loom is running on http://127.0.0.1:${port} · agents: ${h.body.agents} · sessions: ${h.body.sessions}\n`);
+  const counts = `agents: ${h.body.agents} · sessions: ${h.body.sessions}`;
+  print(opts, { running: true, pid, port, version }, `loom ${version} is running on http://127.0.0.1:${port}${pid !== null ? ` (pid ${pid})` : ''} · ${counts}`);
   return 0;
+}
+
+/** `loom start`, `loom stop`, `loom status` (behaviour.md §2.13). */
+export function backgroundCli({ program }: CliParts): void {
+  const g = () => globals(program);
+  examples(program.command('start').description('Start the daemon in the background (idempotent); waits until it answers'), [
+    'loom start', 'loom --port 4000 start',
+  ]).action(() => guard(g(), () => start(g())));
+  examples(program.command('stop').description('Stop the daemon; waits until it has exited'), ['loom stop']).action(() => guard(g(), () => stop(g())));
+  examples(program.command('status').description('Tell whether the daemon answers (exit 0 when it does, 3 when not)'), [
+    'loom status', 'loom status --json   # {"running", "pid", "port", "version"}',
+  ]).action(() => guard(g(), () => status(g())));
 }

@@ -1,6 +1,7 @@
 import { InvalidArgumentError } from 'commander';
-import type { CliParts } from './extensions.js';
-import { cliAgent, client, guard, print, type GlobalOpts } from './common.js';
+import { CAPABILITY_MAX_TTL_MS } from '../domain/limits.js';
+import { columns, durationText } from '../domain/text.js';
+import { CliFailure, agentFailure, cliAgent, client, examples, globals, guard, httpFailure, print, type CliParts, type GlobalOpts } from './common.js';
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
@@ -27,26 +28,53 @@ export function mintText(r: Record<string, unknown>): string {
   ].join('\n');
 }
 
-/** One row of `capability list`. */
-function row(c: Record<string, unknown>): string {
-  return `  ${String(c.token_id)}  ${c.path_prefix ? String(c.path_prefix) : '(workspace)'}  ${(c.verbs as string[]).join(',')}  ${String(c.state)}  expires ${String(c.expires_at)}`;
-}
-
-/** The error line of a refused call (stdout, exit 1: behaviour.md §2.13). */
-function refusal(body: Record<string, unknown>): string {
-  return `loom: ${String(body.error)}${body.message ? `: ${String(body.message)}` : ''}`;
-}
-
 function verbList(text: string): string[] {
   const verbs = text.split(',').map((v) => v.trim()).filter(Boolean);
   if (verbs.length === 0) throw new InvalidArgumentError('give verbs such as get,put');
   return verbs;
 }
 
+/** `--ttl`: a duration in human units, at most 30d (checked here, so the error speaks in days, not ms). */
 function duration(text: string): number {
   const ms = parseDuration(text);
-  if (ms === null) throw new InvalidArgumentError('use a duration like 90s, 15m, 1h, 7d or milliseconds');
+  if (ms === null || ms < 1) throw new InvalidArgumentError('use a duration like 90s, 15m, 1h, 7d or milliseconds');
+  if (ms > CAPABILITY_MAX_TTL_MS) throw new InvalidArgumentError(`at most ${durationText(CAPABILITY_MAX_TTL_MS)}`);
   return ms;
+}
+
+interface MintOpts {
+  path?: string;
+  verbs: string[];
+  ttl: number;
+  singleUse?: boolean;
+}
+
+async function mint(opts: GlobalOpts, o: MintOpts): Promise<void> {
+  const agentId = cliAgent(opts);
+  const r = await client(opts).mintCapability({ agent_id: agentId, path_prefix: o.path ?? '', verbs: o.verbs, ttl_ms: o.ttl, single_use: o.singleUse === true });
+  if (r.status === 404 || r.status === 401) throw agentFailure(agentId);
+  if (r.status !== 201) throw httpFailure(r.status, r.body);
+  print(opts, r.body, mintText(r.body));
+}
+
+async function list(opts: GlobalOpts): Promise<void> {
+  const agentId = cliAgent(opts);
+  const c = client(opts);
+  const r = await c.listCapabilities(agentId);
+  if (r.status !== 200) throw httpFailure(r.status, r.body);
+  const caps = r.body.capabilities;
+  // An empty list for an agent that does not exist would hide a typo.
+  if (caps.length === 0 && !(await c.listAgents()).body.agents.some((a) => a.id === agentId)) throw agentFailure(agentId);
+  const rows = caps.map((x) => [String(x.token_id), x.path_prefix ? String(x.path_prefix) : '(workspace)', (x.verbs as string[]).join(','), String(x.state), `expires ${String(x.expires_at)}`]);
+  print(opts, r.body, [`Capabilities of '${agentId}' (${caps.length})`, ...columns(rows)].join('\n'));
+}
+
+async function revoke(opts: GlobalOpts, tokenId: string): Promise<number> {
+  const r = await client(opts).revokeCapability(tokenId);
+  if (r.status !== 200) throw httpFailure(r.status, r.body);
+  if (!r.body.revoked) throw new CliFailure({ error: `not revoked: ${tokenId} is unknown or already dead`, code: 'NOT_REVOKED', message: 'loom agent capability list shows the live ones' });
+  print(opts, r.body, `Revoked ${tokenId}`);
+  return 0;
 }
 
 /**
@@ -54,39 +82,22 @@ function duration(text: string): number {
  * daemon through the client only.
  */
 export function capabilityCli({ program, agent }: CliParts): void {
-  const g = () => program.opts<GlobalOpts>();
-  const cap = agent.command('capability').description('Mint, list and revoke /fs capabilities of the agent');
-  cap.command('mint')
+  const g = () => globals(program);
+  const cap = examples(agent.command('capability').description('Mint, list and revoke /fs capabilities of the agent'), [
+    'loom --agent leo agent capability mint --path docs --verbs get,put --ttl 15m',
+    'loom --agent leo agent capability list',
+  ]);
+  examples(cap.command('mint')
     .description('Mint a capability (POST /capabilities); prints the secret once')
-    .option('--path <prefix>', 'subtree inside the workspace (default: the whole workspace)', '')
+    .option('--path <prefix>', 'subtree of the agent home (default: the whole workspace)')
     .requiredOption('--verbs <list>', 'comma-separated: get, put, delete, stat', verbList)
-    .requiredOption('--ttl <duration>', 'lifetime: 90s, 15m, 1h, 7d or milliseconds', duration)
-    .option('--single-use', 'consumed by the first successful request')
-    .action((o: { path: string; verbs: string[]; ttl: number; singleUse?: boolean }) => guard(async () => {
-      const agentId = cliAgent(g());
-      const r = await client(g()).mintCapability({ agent_id: agentId, path_prefix: o.path, verbs: o.verbs, ttl_ms: o.ttl, single_use: o.singleUse === true });
-      if (r.status !== 201) {
-        print(g(), r.body, refusal(r.body));
-        return 1;
-      }
-      print(g(), r.body, mintText(r.body));
-    }));
-  cap.command('list').description('List the agent\'s capabilities (GET /capabilities?agent_id=)').action(() => guard(async () => {
-    const r = await client(g()).listCapabilities(cliAgent(g()));
-    if (r.status !== 200) {
-      print(g(), r.body, refusal(r.body as unknown as Record<string, unknown>));
-      return 1;
-    }
-    const caps = r.body.capabilities;
-    print(g(), r.body, [`Capabilities of '${cliAgent(g())}' (${caps.length})`, ...caps.map(row)].join('\n'));
-  }));
-  cap.command('revoke <token_id>').description('Revoke a capability (DELETE /capabilities/<id>)').action((tokenId: string) => guard(async () => {
-    const r = await client(g()).revokeCapability(tokenId);
-    if (r.status !== 200) {
-      print(g(), r.body, refusal(r.body));
-      return 1;
-    }
-    print(g(), r.body, r.body.revoked ? `Revoked ${tokenId}` : `Not revoked: ${tokenId} is unknown or already dead`);
-    return r.body.revoked ? 0 : 1;
-  }));
+    .requiredOption('--ttl <duration>', `lifetime: 90s, 15m, 1h, 7d or milliseconds; at most ${durationText(CAPABILITY_MAX_TTL_MS)}`, duration)
+    .option('--single-use', 'consumed by the first successful request'), [
+    'loom --agent leo agent capability mint --path docs --verbs get,put --ttl 15m',
+    'loom --agent leo agent capability mint --verbs get --ttl 30d --single-use',
+  ]).action((o: MintOpts) => guard(g(), () => mint(g(), o)));
+  examples(cap.command('list').description("List the agent's capabilities, live and recently dead"), ['loom --agent leo agent capability list'])
+    .action(() => guard(g(), () => list(g())));
+  examples(cap.command('revoke <token_id>').description('Revoke a capability (DELETE /capabilities/<id>)'), ['loom agent capability revoke cap_XXXXXXXXXXXXXXXX'])
+    .action((tokenId: string) => guard(g(), () => revoke(g(), tokenId)));
 }

@@ -1,7 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import type { Command } from 'commander';
 import { DaemonUnreachable, LoomClient } from '../client/index.js';
+import { isAgentId } from '../domain/ids.js';
 
 /** Global CLI options (behaviour.md §2.13). */
 export interface GlobalOpts {
@@ -10,23 +12,53 @@ export interface GlobalOpts {
   json?: boolean;
 }
 
-/** The data directory the CLI shares with the daemon (pid file, log, default agent). */
+/**
+ * What a CLI module gets to add its commands: the program and the `agent` command (for
+ * `agent capability …`). A new command family is a new file that exports a `CliModule`, listed
+ * once in program.ts.
+ */
+export interface CliParts {
+  program: Command;
+  agent: Command;
+}
+
+/** One command family of the CLI (src/cli/program.ts lists them). */
+export type CliModule = (parts: CliParts) => void;
+
+/** The global options as commander parsed them. */
+export const globals = (program: Command): GlobalOpts => program.opts<GlobalOpts>();
+
+/** The data directory the CLI shares with the daemon (pid file, logs, default agent). */
 export function dataDir(): string {
   return process.env.SVC_DATA_DIR && process.env.SVC_DATA_DIR !== '' ? process.env.SVC_DATA_DIR : join(homedir(), '.loom');
 }
 
-/** A usage error: the CLI prints the message and exits 2 (behaviour.md §2.13). */
+/** A usage error: the CLI prints it and exits 2 (behaviour.md §2.13). */
 export class UsageError extends Error {}
+
+/**
+ * A failure the CLI reports as `{error, code, message}` (stderr, exit 1 unless `exit` says
+ * otherwise): `error` is one line, `message` the detail or the way out.
+ */
+export class CliFailure extends Error {
+  constructor(readonly failure: { error: string; code: string; message?: string }, readonly exit = 1) {
+    super(failure.error);
+  }
+}
 
 /** The port: `--port` > SVC_PORT > 3923, an integer 1–65535 as the daemon demands (behaviour.md §1.1). */
 export function cliPort(opts: GlobalOpts): number {
+  const fromFlag = opts.port !== undefined;
   const raw = opts.port ?? process.env.SVC_PORT ?? '3923';
   const port = Number(raw);
-  if (!/^\d+$/.test(raw) || port < 1 || port > 65535) throw new UsageError(`loom: invalid SVC_PORT "${raw}"`);
-  return port;
+  if (/^\d+$/.test(raw) && port >= 1 && port <= 65535) return port;
+  throw new UsageError(fromFlag ? `loom: invalid --port "${raw}" (use 1–65535)` : `loom: invalid SVC_PORT "${raw}"`);
 }
 
-/** Agent: `--agent` > LOOM_AGENT_ID > `loom agent use` > `default` (behaviour.md §2.13, plus `use`). */
+/** The base URL of the daemon the options name. */
+export const baseUrl = (opts: GlobalOpts): string => `http://127.0.0.1:${cliPort(opts)}`;
+
+/** Agent: `--agent` > LOOM_AGENT_ID > `loom agent use` > `default` (behaviour.md §2.13). */
 export function cliAgent(opts: GlobalOpts): string {
   if (opts.agent) return opts.agent;
   if (process.env.LOOM_AGENT_ID) return process.env.LOOM_AGENT_ID;
@@ -34,37 +66,71 @@ export function cliAgent(opts: GlobalOpts): string {
     const saved = JSON.parse(readFileSync(join(dataDir(), 'cli.json'), 'utf8')) as { agent?: unknown };
     if (typeof saved.agent === 'string' && saved.agent) return saved.agent;
   } catch {
-    // No saved default agent: fall through to `default`.
+    // No saved default agent (or an unreadable file): fall through to `default`.
   }
   return 'default';
 }
 
-/** A client for the configured daemon. */
+/** A client for the configured daemon, as the selected agent unless `withAgent` is false. */
 export function client(opts: GlobalOpts, withAgent = true): LoomClient {
-  return new LoomClient(`http://127.0.0.1:${cliPort(opts)}`, withAgent ? cliAgent(opts) : undefined);
+  return new LoomClient(baseUrl(opts), withAgent ? cliAgent(opts) : undefined);
 }
 
-/** Run a CLI action, mapping an unreachable daemon to exit 3 (behaviour.md §2.13). */
-export async function guard(fn: () => Promise<number | void>): Promise<void> {
+/**
+ * The CLI never registers agents as a side effect (behaviour.md §2.13): an unknown agent is a
+ * failure that says how to create it; an id that can never exist says invalid.
+ */
+export function agentFailure(id: string): CliFailure {
+  if (!isAgentId(id)) {
+    return new CliFailure({ error: `invalid agent id '${id}'`, code: 'INVALID_AGENT', message: 'use 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit' });
+  }
+  return new CliFailure({ error: `unknown agent '${id}'`, code: 'UNKNOWN_AGENT', message: `create it with: loom agent add ${id}` });
+}
+
+/** A refused HTTP call as a failure: `{error, code: HTTP_<status>, message?}` from the JSON error body. */
+export function httpFailure(status: number, body: unknown): CliFailure {
+  const b = (typeof body === 'object' && body !== null ? body : {}) as { error?: unknown; message?: unknown };
+  return new CliFailure({ error: String(b.error ?? `HTTP ${status}`), code: `HTTP_${status}`, ...(b.message !== undefined ? { message: String(b.message) } : {}) });
+}
+
+/** Print a result on stdout: the value as JSON with `--json`, else the text. */
+export function print(opts: GlobalOpts, value: unknown, text: string): void {
+  process.stdout.write((opts.json ? JSON.stringify(value, null, 2) : text) + '\n');
+}
+
+/** Write a failure on stderr: `{error, code, message}` with `--json`, else `loom: <error>; <message>`. */
+export function printFailure(opts: GlobalOpts, f: { error: string; code: string; message?: string }): void {
+  if (opts.json) process.stderr.write(JSON.stringify(f, null, 2) + '\n');
+  else process.stderr.write(`loom: ${f.error}${f.message ? `; ${f.message}` : ''}\n`);
+}
+
+/**
+ * Run a CLI action and set the exit code (behaviour.md §2.13): 0 ok, 1 failed, 2 usage error,
+ * 3 daemon unreachable. Failures go to stderr; `--json` makes them `{error, code, message}`.
+ */
+export async function guard(opts: GlobalOpts, fn: () => Promise<number | void>): Promise<void> {
   try {
     process.exitCode = (await fn()) ?? 0;
   } catch (err) {
+    const json = opts.json === true;
     if (err instanceof UsageError) {
-      process.stderr.write(`${err.message}\n`);
+      if (json) printFailure({ json }, { error: err.message.replace(/^loom: /, ''), code: 'USAGE' });
+      else process.stderr.write(`${err.message}\n`);
       process.exitCode = 2;
-      return;
-    }
-    if (err instanceof DaemonUnreachable) {
-      process.stderr.write(`loom: daemon not reachable (${err.message}); start it with: loom start\n`);
+    } else if (err instanceof DaemonUnreachable) {
+      printFailure({ json }, { error: `daemon not reachable (${err.message})`, code: 'DAEMON_UNREACHABLE', message: 'start it with: loom start' });
       process.exitCode = 3;
-      return;
+    } else if (err instanceof CliFailure) {
+      printFailure({ json }, err.failure);
+      process.exitCode = err.exit;
+    } else {
+      printFailure({ json }, { error: (err as Error).message, code: 'INTERNAL_ERROR' });
+      process.exitCode = 1;
     }
-    process.stderr.write(`loom: ${(err as Error).message}\n`);
-    process.exitCode = 1;
   }
 }
 
-/** Print a value as JSON or text. */
-export function print(opts: GlobalOpts, value: unknown, text: string): void {
-  process.stdout.write((opts.json ? JSON.stringify(value, null, 2) : text) + '\n');
+/** Add an `Examples:` block to a command's help (behaviour.md §2.13: every --help has one). */
+export function examples(cmd: Command, lines: string[]): Command {
+  return cmd.addHelpText('after', `\nExamples:\n${lines.map((l) => `  ${l}`).join('\n')}`);
 }

@@ -1,25 +1,82 @@
-import type { GlobalOpts } from './common.js';
-import { client, cliAgent } from './common.js';
+import { homedir } from 'node:os';
+import { CliFailure, UsageError, agentFailure, cliAgent, client, httpFailure, print, type GlobalOpts } from './common.js';
+
+/** Read the whole of stdin as UTF-8 (`loom <topic> -`). */
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) process.stderr.write('loom: reading the command from stdin (end it with Ctrl-D)\n');
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** True when `path` is `dir` or inside it, compared segment-wise. */
+const inside = (path: string, dir: string) => path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
 
 /**
- * `loom [--agent id] <topic> '<cmd>'`: one /exec call; prints the content without the `re:` line;
- * exit 0 when ok, 1 when not (behaviour.md §2.13). An unknown agent is registered first (never
- * sending a home, so nothing is clobbered), as the MCP bridge does.
+ * Undo the shell's `~` expansion in words of an unquoted command (behaviour.md §2.13: `loom main
+ * /open ~/a.md` works unquoted). `~` means the agent home to Loom, but the shell has already turned
+ * it into the OS user's home; a word that is that home or below it is written back as `~…`, unless
+ * the path lies inside the agent's workspace (home or allowed paths), where it already works.
+ */
+async function untilde(opts: GlobalOpts, words: string[]): Promise<string[]> {
+  const home = homedir();
+  if (!home || home === '/' || !words.some((w) => inside(w, home))) return words;
+  const agents = await client(opts, false).listAgents();
+  const me = agents.body.agents?.find((a) => a.id === cliAgent(opts));
+  // An unknown agent fails below with its own message; leave the words as typed.
+  if (!me) return words;
+  const workspace = [me.home, ...me.allowedPaths];
+  return words.map((w) => (inside(w, home) && !workspace.some((d) => inside(w, d)) ? `~${w.slice(home.length)}` : w));
+}
+
+/** A word as one value for Loom's argument tokenizer (behaviour.md §5.2) and /set: `"…"` with `\\` and `"` escaped. */
+export function quoteWord(w: string): string {
+  return w !== '' && !/[\s"'\\]/.test(w) ? w : `"${w.replace(/[\\"]/g, (c) => `\\${c}`)}"`;
+}
+
+/**
+ * Join the words after the topic with single spaces, keeping each word one value: the shell has
+ * already removed the quotes of `loom main /act.add "Buy milk"`, so a word that holds spaces or
+ * quotes is quoted again. `/exec` is the exception: its words are shell text, joined as they are
+ * (`loom main /exec 'ls -la | wc -l'` runs the pipeline).
+ */
+export function joinWords(words: string[]): string {
+  if (/^\s*\/exec(\s|$)/i.test(words[0])) return words.join(' ');
+  return [words[0], ...words.slice(1).map(quoteWord)].join(' ');
+}
+
+/**
+ * `loom [options] <topic> <cmd…>` (behaviour.md §2.13): the words after the topic are joined with
+ * single spaces; `-` reads the whole command, body included, from stdin.
+ */
+export async function execForm(opts: GlobalOpts, topic: string, words: string[]): Promise<number> {
+  if (words.length === 0) throw new UsageError(`loom: no command for topic '${topic}'; e.g.  loom ${topic} /help   (loom --help lists the CLI commands)`);
+  const cmd = words.length === 1 && words[0] === '-' ? await readStdin() : joinWords(await untilde(opts, words));
+  if (cmd.trim() === '') throw new UsageError('loom: the command is empty; e.g.  echo /help | loom main -');
+  if (!cmd.trimStart().startsWith('/')) throw new UsageError(`loom: a command starts with /, e.g.  loom ${topic} /help`);
+  return execOnce(opts, topic, cmd);
+}
+
+/**
+ * One /exec call (behaviour.md §2.13): the content without its `re:` line on stdout when ok (exit
+ * 0); when not, the content with its `ERROR(…)` line on stderr (exit 1). `--json` prints the parsed
+ * `{head, content, done}`, or `{error, code, message}` on stderr. Never registers the agent.
  */
 export async function execOnce(opts: GlobalOpts, topic: string, cmd: string): Promise<number> {
-  const c = client(opts);
-  let out = await c.exec(topic, cmd);
-  if (out.status === 401 && out.error?.error === `Unknown agent: ${cliAgent(opts)}`) {
-    await c.registerAgent({ agent_id: cliAgent(opts) });
-    out = await c.exec(topic, cmd);
+  const out = await client(opts).exec(topic, cmd);
+  if (out.status === 401) throw agentFailure(cliAgent(opts));
+  if (out.status !== 200) throw httpFailure(out.status, out.error);
+  if (out.incomplete || !out.head) throw new CliFailure({ error: "the daemon's answer was cut off", code: 'STREAM_INCOMPLETE' });
+  const body = out.body ?? '';
+  if (out.head.ok) {
+    print(opts, { head: out.head, content: out.content, done: out.done }, body);
+    return 0;
   }
-  if (out.status !== 200) {
-    if (opts.json) process.stdout.write(JSON.stringify(out, null, 2) + '\n');
-    else process.stdout.write(`ERROR(HTTP_${out.status}): ${out.error?.error}${out.error?.message ? ` — ${out.error.message}` : ''}\n`);
-    return 1;
+  if (opts.json) {
+    const first = body.split('\n')[0].replace(/^ERROR\([A-Z0-9_]+\): /, '');
+    process.stderr.write(JSON.stringify({ error: first, code: out.head.code, message: body }, null, 2) + '\n');
+  } else {
+    process.stderr.write(body + '\n');
   }
-  if (opts.json) process.stdout.write(JSON.stringify({ head: out.head, content: out.content, done: out.done }, null, 2) + '\n');
-  else if (out.incomplete) process.stdout.write(`ERROR(STREAM_INCOMPLETE): the daemon's answer was cut off\n`);
-  else process.stdout.write((out.body ?? '') + '\n');
-  return out.head?.ok && !out.incomplete ? 0 : 1;
+  return 1;
 }

@@ -1,8 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { InspectorSnapshot } from '../client/index.js';
 import { DaemonUnreachable } from '../client/index.js';
-import { client, guard, type GlobalOpts } from './common.js';
-import type { Command } from 'commander';
+import { client, examples, globals, guard, type CliParts, type GlobalOpts } from './common.js';
 import { renderTop } from './topView.js';
 
 /** behaviour.md §13.6: `loom top` redraws twice a second. */
@@ -91,14 +90,15 @@ async function top(opts: GlobalOpts): Promise<number> {
   return 0;
 }
 
-/** Add `loom inspect` and `loom top` (listed in src/cli/extensions.ts; takes only the program, so no import cycle). */
-export function inspectCli({ program }: { program: Command }): void {
-  const g = () => program.opts<GlobalOpts>();
-  program.command('inspect')
-    .description('Print the state inspector URL (--open opens it; --json prints the snapshot)')
-    .option('--open', 'open the inspector page in the browser')
-    .action((o: { open?: boolean }) => guard(() => inspect(g(), o)));
-  program.command('top')
-    .description('Live terminal view of agents, topics, running and waiting commands (q quits)')
-    .action(() => guard(() => top(g())));
+/** `loom inspect` and `loom top`: the state inspector from the shell (behaviour.md §13.6). */
+export function inspectCli({ program }: CliParts): void {
+  examples(program.command('inspect')
+    .description('Print the URL of the state inspector page (--open opens it; --json prints the snapshot)')
+    .option('--open', 'open the inspector page in the browser'), [
+    'loom inspect', 'loom inspect --open', 'loom inspect --json   # agents, topics, queues (GET /inspect/state)',
+  ]).action((o: { open?: boolean }) => guard(globals(program), () => inspect(globals(program), o)));
+  examples(program.command('top')
+    .description('Live terminal view of agents, topics, running and waiting commands (q quits)'), [
+    'loom top', 'loom --port 3924 top',
+  ]).action(() => guard(globals(program), () => top(globals(program))));
 }

@@ -1,79 +1,106 @@
 #!/usr/bin/env node
-import { Command, CommanderError } from 'commander';
-import { VERSION } from '../version.js';
-import { agentCommands } from './agent.js';
-import { start, status, stop } from './background.js';
-import { guard, type GlobalOpts } from './common.js';
-import { execOnce } from './exec.js';
-import { cliExtensions } from './extensions.js';
+import { CommanderError, type Command } from 'commander';
+import { guard, UsageError, type GlobalOpts } from './common.js';
+import { execForm } from './exec.js';
+import { buildProgram } from './program.js';
+import { printVersion } from './version.js';
 
-/** Global options that take a value, for spotting the `<topic> '<cmd>'` form before commander. */
-const VALUE_OPTS = new Set(['--port', '--agent']);
+/** What the options before the first positional word say. */
+interface Leading {
+  opts: GlobalOpts;
+  /** Index of the first positional word (the topic or a subcommand), or argv.length. */
+  at: number;
+  version: boolean;
+  help: boolean;
+}
 
-/** The positional words of argv (options and their values skipped). */
-function positionals(argv: string[]): { pos: string[]; opts: GlobalOpts } {
-  const pos: string[] = [];
-  const opts: GlobalOpts = {};
+/**
+ * Read the global options that come before the topic or subcommand (`--port n`, `--port=n`,
+ * `--agent id`, `--json`, `-V`, `-h`). Stops at the first word that is not one of them.
+ */
+function leading(argv: string[]): Leading {
+  const out: Leading = { opts: {}, at: argv.length, version: false, help: false };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const eq = a.indexOf('=');
-    const name = eq > 0 ? a.slice(0, eq) : a;
-    if (VALUE_OPTS.has(name)) {
+    const name = a.startsWith('--') && eq > 0 ? a.slice(0, eq) : a;
+    if (name === '--port' || name === '--agent') {
       const v = eq > 0 ? a.slice(eq + 1) : argv[++i];
-      if (name === '--port') opts.port = v;
-      else opts.agent = v;
-    } else if (a === '--json') opts.json = true;
-    else pos.push(a);
+      if (name === '--port') out.opts.port = v;
+      else out.opts.agent = v;
+    } else if (a === '--json') out.opts.json = true;
+    else if (a === '-V' || a === '--version') out.version = true;
+    else if (a === '-h' || a === '--help') out.help = true;
+    else {
+      out.at = a.startsWith('-') ? argv.length : i;
+      if (a.startsWith('-')) break;
+      return out;
+    }
   }
-  return { pos, opts };
+  return out;
 }
 
-/** Build the `loom` command tree (behaviour.md §2.13). */
-export function buildProgram(): Command {
-  const program = new Command('loom')
-    .version(VERSION)
-    .description("Loom — local daemon hosting AI agents' workspaces.\n\nOne command: loom [--agent id] <topic> '<cmd>'   e.g.  loom main '/help'")
-    .option('--port <n>', 'daemon port (default: $SVC_PORT or 3923)')
-    .option('--agent <id>', 'agent id (default: $LOOM_AGENT_ID, then `loom agent use`, then "default")')
-    .option('--json', 'print JSON instead of text')
-    .exitOverride();
-  const g = () => program.opts<GlobalOpts>();
-  program.command('daemon')
-    .description('Run the daemon in the foreground on 127.0.0.1')
-    .option('--wire <wire>', 'wire variant: agent (only agent is implemented)', 'agent')
-    .action(async (o: { wire: string }) => {
-      if (o.wire !== 'agent') {
-        process.stderr.write(`loom: --wire ${o.wire} is not supported by this build (use agent)\n`);
-        process.exit(2);
-      }
-      const { runDaemon } = await import('../main.js');
-      await runDaemon({ port: g().port, wire: 'agent' });
-    });
-  program.command('start').description('Start the daemon in the background (idempotent)').action(() => guard(() => start(g())));
-  program.command('stop').description('Stop the background daemon').action(() => guard(() => stop(g())));
-  program.command('status').description('Tell whether the daemon answers (exit 3 when not)').action(() => guard(() => status(g())));
-  const agent = agentCommands(program);
-  for (const ext of cliExtensions) ext({ program, agent });
-  return program;
+/** Edit distance of two short words, a swap of neighbours counting once (for "did you mean"). */
+function distance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0][j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.length][b.length];
 }
 
-/** CLI entry: the `<topic> '<cmd>'` form, else the command tree; usage errors exit 2. */
-export async function main(argv: string[]): Promise<void> {
-  const { pos, opts } = positionals(argv);
-  if (pos.length === 2 && pos[1].trimStart().startsWith('/') && !pos[0].startsWith('-')) {
-    await guard(() => execOnce(opts, pos[0], pos[1]));
-    return;
-  }
-  const program = buildProgram();
+/** Subcommand names of the program (with `help`). */
+const subcommands = (program: Command): string[] => [...program.commands.map((c) => c.name()), 'help'];
+
+/**
+ * A topic word without a slash command after it: a usage error with an example (behaviour.md
+ * §2.13), naming the subcommand when the word looks like a mistyped one (`loom stauts`).
+ */
+function missingCommand(program: Command, word: string, rest: string[]): never {
+  const near = subcommands(program).map((s) => ({ s, d: distance(s, word) })).filter((x) => x.d <= 2).sort((x, y) => x.d - y.d)[0]?.s;
+  if (near) throw new UsageError(`loom: '${word}' is not a loom command; did you mean: loom ${near}?  (a slash command for topic '${word}': loom ${word} /help)`);
+  if (rest.length === 0) throw new UsageError(`loom: no command for topic '${word}'; e.g.  loom ${word} /help   (loom --help lists the CLI commands)`);
+  if (rest[0].startsWith('-')) throw new UsageError(`loom: options go before the topic, e.g.  loom ${rest[0]} ${word} /help`);
+  throw new UsageError(`loom: a command starts with /, e.g.  loom ${word} /${rest[0]}`);
+}
+
+/** Run commander over argv; its usage errors exit 2, help and version exit 0. */
+async function runProgram(program: Command, argv: string[]): Promise<void> {
   try {
     await program.parseAsync(argv, { from: 'user' });
   } catch (err) {
-    if (err instanceof CommanderError) {
-      process.exitCode = err.exitCode === 0 ? 0 : 2;
-      return;
-    }
-    throw err;
+    if (!(err instanceof CommanderError)) throw err;
+    process.exitCode = err.exitCode === 0 ? 0 : 2;
   }
+}
+
+/**
+ * CLI entry (behaviour.md §2.13): `loom [options] <topic> <command…>` when the first word is not a
+ * subcommand (or is one, such as the hub topics `agent` and `event`, followed by a slash command
+ * or `-`); otherwise the command tree.
+ */
+export async function main(argv: string[]): Promise<void> {
+  const program = buildProgram();
+  const lead = leading(argv);
+  if (lead.version) return guard(lead.opts, () => printVersion(lead.opts));
+  if (lead.at >= argv.length || lead.help) return runProgram(program, argv);
+  const word = argv[lead.at];
+  const rest = argv.slice(lead.at + 1);
+  const next = rest[0];
+  const slashOrStdin = next !== undefined && (next.startsWith('/') || next === '-');
+  if (subcommands(program).includes(word) && !slashOrStdin) return runProgram(program, argv);
+  return guard(lead.opts, async () => {
+    if (next === '--help' || next === '-h') {
+      program.outputHelp();
+      return 0;
+    }
+    if (!slashOrStdin) missingCommand(program, word, rest);
+    return execForm(lead.opts, word, rest);
+  });
 }
 
 await main(process.argv.slice(2));

@@ -17,6 +17,16 @@ export interface ExecHead {
   meta: { uri: string; title: string | null; current_block: string | null } | null;
 }
 
+/** An inbox event as the JSON routes and the event stream send it (spec §2 Event). */
+export interface EventJson {
+  id: string;
+  agentId: string;
+  receivedAt: string;
+  source: string;
+  text: string;
+  status: 'pending' | 'acked';
+}
+
 /** The outcome of one /exec call as a client sees it. */
 export interface ExecOutcome {
   status: number;
@@ -86,6 +96,10 @@ export class LoomClient {
   listCapabilities(agentId?: string) { return this.json<{ capabilities: Array<Record<string, unknown>> }>('GET', `/capabilities${agentId ? `?agent_id=${encodeURIComponent(agentId)}` : ''}`); }
   /** GET /inspect/state: the state inspector's snapshot (behaviour.md §13.2). */
   inspectState() { return this.json<InspectorSnapshot>('GET', '/inspect/state'); }
+  /** The inbox as JSON (beyond spec: `GET /agents/{id}/events`), newest first; pending only unless `all`. */
+  events(agentId: string, all = false) { return this.json<{ agent_id: string; pending: number; acked: number; events: EventJson[] } & { error?: string }>('GET', `/agents/${encodeURIComponent(agentId)}/events${all ? '?all=1' : ''}`); }
+  event(agentId: string, eventId: string) { return this.json<EventJson & { error?: string }>('GET', `/agents/${encodeURIComponent(agentId)}/events/${encodeURIComponent(eventId)}`); }
+  ackEvents(agentId: string, target: string[] | 'all') { return this.json<{ agent_id: string; acked: Array<{ id: string; already: boolean }> } & { error?: string }>('POST', `/agents/${encodeURIComponent(agentId)}/events/ack`, target === 'all' ? { all: true } : { ids: target }); }
   revokeCapability(tokenId: string) { return this.json<Record<string, unknown>>('DELETE', `/capabilities/${encodeURIComponent(tokenId)}`); }
 
   /** POST /exec and read the SSE answer (spec §4.7). */

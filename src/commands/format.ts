@@ -1,11 +1,6 @@
 import type { ShortcutValue } from '../domain/session.js';
 
-/** Pad columns of rows to the longest value of each column (behaviour.md §2.11 "padded to the longest value"). */
-export function columns(rows: string[][], indent = '  '): string[] {
-  const widths: number[] = [];
-  for (const r of rows) r.forEach((c, i) => { widths[i] = Math.max(widths[i] ?? 0, [...c].length); });
-  return rows.map((r) => indent + r.map((c, i) => (i === r.length - 1 ? c : c + ' '.repeat(widths[i] - [...c].length))).join('  ').trimEnd());
-}
+export { columns } from '../domain/text.js';
 
 /** A shortcut value as printed by /info (behaviour.md §2.3: tuples as `(a, b)`). */
 export function shortcutText(v: ShortcutValue): string {

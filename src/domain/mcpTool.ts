@@ -100,7 +100,8 @@ function result(topic: string, ok: boolean, body: string): ToolCallResult {
 export async function callTool(args: { topic: string; cmd: string }, run: ToolRunner): Promise<ToolCallResult> {
   const ref = parseTopic(args.topic);
   if (!ref) return result(args.topic, false, `ERROR(INVALID_TARGET): Invalid topic: ${args.topic}`);
-  const cmd = args.cmd.trim();
+  // Only the header is trimmed (behaviour.md §2.1): a body keeps its trailing newline.
+  const cmd = args.cmd.trimStart();
   if (!cmd.startsWith('/')) return result(ref.topic, false, 'ERROR(INVALID_ARGS): Command must start with /');
   const out = await run(ref, cmd);
   return result(out.topic, out.ok, out.ok ? out.body : failureBody(out.body, out.code ?? null));

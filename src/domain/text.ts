@@ -18,3 +18,13 @@ export function durationText(ms: number): string {
   for (const [unit, size] of UNITS) if (ms > 0 && ms % size === 0) return `${ms / size}${unit}`;
   return `${ms}ms`;
 }
+
+/**
+ * Pad columns of rows to the longest value of each column (behaviour.md §2.11 "padded to the
+ * longest value", §2.13 "tables are aligned"); the last column is not padded.
+ */
+export function columns(rows: string[][], indent = '  '): string[] {
+  const widths: number[] = [];
+  for (const r of rows) r.forEach((c, i) => { widths[i] = Math.max(widths[i] ?? 0, [...c].length); });
+  return rows.map((r) => indent + r.map((c, i) => (i === r.length - 1 ? c : c + ' '.repeat(widths[i] - [...c].length))).join('  ').trimEnd());
+}

@@ -4,6 +4,7 @@ import { WebhookTokens } from '../actors/webhooks.js';
 import { eventHubPage, eventsCommand, webhookCommand } from '../commands/events.js';
 import { EVENT_PING_MS } from '../domain/limits.js';
 import { eventStreamRoute } from '../http/routes/eventStream.js';
+import { eventsJsonRoutes } from '../http/routes/events.js';
 import { webhookRoutes } from '../http/routes/webhook.js';
 import { FileInbox } from '../stores/inbox.js';
 import type { Feature } from './types.js';
@@ -35,6 +36,6 @@ export const eventsFeature: Feature = async ({ system, agents, clock, info }) =>
     },
     onDelete: (agentId) => events.deleteAgent(agentId),
     onShutdown: () => events.shutdown(),
-    routes: [webhookRoutes(events), eventStreamRoute(streams)],
+    routes: [webhookRoutes(events), eventStreamRoute(streams), eventsJsonRoutes(events)],
   };
 };

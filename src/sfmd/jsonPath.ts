@@ -2,6 +2,7 @@
  * Paths into JSON values (behaviour.md §4.10): segments separated by `.`; `[N]` or `.N` index
  * arrays (`.N` on an object is the key `N`).
  */
+import { plural } from '../domain/text.js';
 
 /** A JSON value as parsed. */
 export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -88,7 +89,7 @@ export function jsonType(v: Json | undefined): string {
 /** What a value exposes (behaviour.md §4.10 warning tails): keys, array size or scalar type. */
 export function describeValue(v: Json | undefined): string {
   if (v === null) return 'is null';
-  if (Array.isArray(v)) return `is an array of ${v.length} items`;
+  if (Array.isArray(v)) return `is an array of ${plural(v.length, 'item')}`;
   if (typeof v === 'object') {
     const keys = Object.keys(v);
     return keys.length === 0 ? 'has no keys' : `has keys: ${keys.slice(0, 20).join(', ')}`;

@@ -101,10 +101,27 @@ describe('loom agent capability (spec §4.2 shell form; behaviour.md §2.13)', (
     expect(r.stdout.split('\n')[2]).toMatch(/single-use: no$/);
   });
 
-  it('when the daemon refuses the spec, then the error is printed and the exit code is 1', async () => {
+  it('when the daemon refuses the spec, then the error is on stderr and the exit code is 1', async () => {
     const r = await runCli(['agent', 'capability', 'mint', '--verbs', 'get,exec', '--ttl', '1h'], env);
-    expect(r.code).toBe(1);
-    expect(r.stdout.trim()).toBe('loom: Invalid capability: verb not on the system plane: exec');
+    expect(r).toEqual({ code: 1, stdout: '', stderr: 'loom: Invalid capability; verb not on the system plane: exec\n' });
+    const j = await runCli(['--json', 'agent', 'capability', 'mint', '--verbs', 'get,exec', '--ttl', '1h'], env);
+    expect(JSON.parse(j.stderr)).toEqual({ error: 'Invalid capability', code: 'HTTP_400', message: 'verb not on the system plane: exec' });
+  });
+
+  it('when the agent is unknown, then mint and list say how to create it (nothing is registered)', async () => {
+    const unknown = { ...env, LOOM_AGENT_ID: 'nobody' };
+    const want = { code: 1, stdout: '', stderr: "loom: unknown agent 'nobody'; create it with: loom agent add nobody\n" };
+    expect(await runCli(['agent', 'capability', 'mint', '--verbs', 'get', '--ttl', '1h'], unknown)).toEqual(want);
+    expect(await runCli(['agent', 'capability', 'list'], unknown)).toEqual(want);
+  });
+
+  it('when --json is given, then mint, list and revoke print the HTTP answers', async () => {
+    const m = JSON.parse((await runCli(['--json', 'agent', 'capability', 'mint', '--verbs', 'get', '--ttl', '1h'], env)).stdout) as Record<string, unknown>;
+    expect(Object.keys(m).sort()).toEqual(['agent_id', 'expires_at', 'path_prefix', 'secret', 'single_use', 'token_id', 'ttl_ms', 'verbs']);
+    const l = JSON.parse((await runCli(['--json', 'agent', 'capability', 'list'], env)).stdout) as { capabilities: Array<{ token_id: string }> };
+    expect(l.capabilities.map((c) => c.token_id)).toContain(m.token_id);
+    const r = JSON.parse((await runCli(['--json', 'agent', 'capability', 'revoke', String(m.token_id)], env)).stdout) as Record<string, unknown>;
+    expect(r).toEqual({ token_id: m.token_id, revoked: true });
   });
 
   it('when the duration is malformed, then it is a usage error (exit 2)', async () => {
@@ -119,15 +136,17 @@ describe('loom agent capability (spec §4.2 shell form; behaviour.md §2.13)', (
     const list = await runCli(['agent', 'capability', 'list'], env);
     expect(list.code).toBe(0);
     expect(list.stdout).toMatch(/^Capabilities of 'cli' \(\d+\)\n/);
-    expect(list.stdout).toMatch(new RegExp(`  ${id}  \\(workspace\\)  GET  live  expires \\S+Z`));
+    // Aligned columns: every row has its state at the same offset.
+    const rows = list.stdout.trimEnd().split('\n').slice(1);
+    expect(new Set(rows.map((r) => r.search(/ (live|revoked|expired|consumed) /))).size).toBe(1);
+    expect(list.stdout).toMatch(new RegExp(`  ${id}  \\(workspace\\) +GET +live +expires \\S+Z`));
     expect(list.stdout).not.toContain('caps_');
     const rv = await runCli(['agent', 'capability', 'revoke', id], env);
     expect(rv.code).toBe(0);
     expect(rv.stdout.trim()).toBe(`Revoked ${id}`);
     const again = await runCli(['agent', 'capability', 'revoke', id], env);
-    expect(again.code).toBe(1);
-    expect(again.stdout.trim()).toBe(`Not revoked: ${id} is unknown or already dead`);
-    expect((await runCli(['agent', 'capability', 'list'], env)).stdout).toMatch(new RegExp(`  ${id}  \\(workspace\\)  GET  revoked`));
+    expect(again).toEqual({ code: 1, stdout: '', stderr: `loom: not revoked: ${id} is unknown or already dead; loom agent capability list shows the live ones\n` });
+    expect((await runCli(['agent', 'capability', 'list'], env)).stdout).toMatch(new RegExp(`  ${id}  \\(workspace\\) +GET +revoked`));
   });
 
   it('when the daemon is not running, then exit 3', async () => {

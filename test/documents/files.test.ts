@@ -82,6 +82,10 @@ describe('/edit (behaviour.md §2.5)', () => {
 });
 
 describe('/write (behaviour.md §2.5)', () => {
+  it('when the body ends with newlines or spaces, then they are kept (only the header line is trimmed, §2.1)', async () => {
+    expect((await d.run(topic, `  /write ~/${rel}/nl.md  \nline\n\n`)).body).toBe(`Created ~/${rel}/nl.md (6 bytes, 2 lines)`);
+    expect(read('nl.md')).toBe('line\n\n');
+  });
   it('when a new file is written, then it is created with the body verbatim (folders created)', async () => {
     const r = await d.run(topic, `/write ~/${rel}/new/x.md\nline 1\nline 2`);
     expect(r.body).toBe(`Created ~/${rel}/new/x.md (13 bytes, 2 lines)`);

@@ -12,11 +12,14 @@ const post = async (text: string) => {
   return ((await r.json()) as { event_id: string }).event_id;
 };
 
-beforeAll(async () => { d = await startDaemon(); });
+beforeAll(async () => {
+  d = await startDaemon();
+  await new LoomClient(d.base).registerAgent({ agent_id: 'cli' });
+});
 afterAll(async () => { await d.stop(); });
 
 describe('loom event … (spec §4.10 shell forms; behaviour.md §2.13)', () => {
-  it('when webhook show runs for a new agent, then it registers it and prints the /webhook show text', async () => {
+  it('when webhook show runs, then it prints the /webhook show text (creating the token)', async () => {
     const r = await loom('event', 'webhook', 'show');
     expect(r.code).toBe(0);
     const url = (await new LoomClient(d.base).webhook('cli')).body.webhook_url;
@@ -41,9 +44,48 @@ describe('loom event … (spec §4.10 shell forms; behaviour.md §2.13)', () => 
     expect(ackAll.stdout).toBe('Acked 1 event\n');
   });
 
-  it('when read names an unknown event, then exit 1 with the ERROR line on stdout', async () => {
+  it('when --json is given, then list, read, ack and webhook show print the parsed objects', async () => {
+    const c = new LoomClient(d.base, 'cli');
+    const a = await post('json one\nsecond line');
+    const b = await post('json two');
+    const list = JSON.parse((await loom('--json', 'event', 'list')).stdout) as { agent_id: string; pending: number; events: Array<Record<string, unknown>> };
+    expect(list.agent_id).toBe('cli');
+    expect(list.pending).toBe(2);
+    expect(list.events.map((e) => e.id)).toEqual([b, a]);
+    expect(list.events[1]).toEqual({ id: a, agentId: 'cli', receivedAt: expect.any(String), source: 'local-webhook', text: 'json one\nsecond line', status: 'pending' });
+    const read = await loom('--json', 'event', 'read', a);
+    expect(JSON.parse(read.stdout)).toEqual(list.events[1]);
+    const ack = await loom('--json', 'event', 'ack', a, b);
+    expect(JSON.parse(ack.stdout)).toEqual({ agent_id: 'cli', acked: [{ id: a, already: false }, { id: b, already: false }] });
+    const all = JSON.parse((await loom('--json', 'event', 'list', '--all')).stdout) as { pending: number; acked: number; events: Array<{ status: string }> };
+    expect(all.pending).toBe(0);
+    expect(all.acked).toBeGreaterThanOrEqual(2);
+    expect(all.events.every((e) => e.status === 'acked')).toBe(true);
+    const hook = await loom('--json', 'event', 'webhook', 'show');
+    expect(JSON.parse(hook.stdout)).toEqual({ agent_id: 'cli', webhook_url: (await c.webhook('cli')).body.webhook_url });
+    const missing = await loom('--json', 'event', 'read', 'evt_01J2Z9X8Q4M7K3T5V6W8Y0A1B2');
+    expect(missing.code).toBe(1);
+    expect(JSON.parse(missing.stderr)).toEqual({ error: 'Event not found: evt_01J2Z9X8Q4M7K3T5V6W8Y0A1B2', code: 'HTTP_404' });
+  });
+
+  it('when ack gets neither ids nor --all (or both), then a usage error', async () => {
+    expect(await loom('event', 'ack')).toMatchObject({ code: 2, stderr: 'loom: event ack takes event ids or --all (not both); e.g.  loom event ack evt_01J2Z9X8Q4M7K3T5V6W8Y0A1B2\n' });
+    expect((await loom('event', 'ack', 'evt_01J2Z9X8Q4M7K3T5V6W8Y0A1B2', '--all')).code).toBe(2);
+  });
+
+  it('when the agent does not exist, then every event command says so and registers nothing', async () => {
+    for (const args of [['event', 'list'], ['--json', 'event', 'list'], ['event', 'webhook', 'show'], ['--json', 'event', 'webhook', 'show']]) {
+      const r = await runCli(['--agent', 'nobody', ...args], env());
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain("unknown agent 'nobody'");
+    }
+    expect((await new LoomClient(d.base).listAgents()).body.agents.map((x) => x.id)).not.toContain('nobody');
+  });
+
+  it('when read names an unknown event, then exit 1 with the ERROR line on stderr', async () => {
     const r = await loom('event', 'read', 'evt_01J2Z9X8Q4M7K3T5V6W8Y0A1B2');
-    expect(r).toMatchObject({ code: 1, stdout: 'ERROR(NOT_FOUND): Event not found: evt_01J2Z9X8Q4M7K3T5V6W8Y0A1B2\n' });
+    expect(r).toEqual({ code: 1, stdout: '', stderr: 'ERROR(NOT_FOUND): Event not found: evt_01J2Z9X8Q4M7K3T5V6W8Y0A1B2\n' });
   });
 
   it('when webhook rotate runs, then the new URL is printed and the old one is dead', async () => {
@@ -87,7 +129,7 @@ describe('loom event watch (behaviour.md §2.13, beyond spec)', () => {
       await w.until(() => w.err().includes('watching the event inbox of cli'), 'ready');
       const a = await post('before restart\nsecond line');
       await w.until(() => w.out().includes(a), 'first event');
-      expect(w.out()).toMatch(new RegExp(`^${a}  \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z  before restart\\n`));
+      expect(w.out()).toMatch(new RegExp(`^${a}  \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z  before restart…\\n`));
       const { dataDir, port } = d;
       await d.stop();
       await w.until(() => /reconnecting in 1 s/.test(w.err()), 'reconnect notice');
@@ -113,9 +155,15 @@ describe('loom event watch (behaviour.md §2.13, beyond spec)', () => {
     }
   });
 
-  it('when the agent can never exist, then watch ends with exit 1 and the daemon error', async () => {
+  it('when the agent can never exist, then watch ends with exit 1 saying the id is invalid', async () => {
     const r = await runCli(['--agent', 'bad id!', 'event', 'watch'], env());
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('loom: Unknown agent: bad id!');
+    expect(r.stderr).toContain("loom: invalid agent id 'bad id!'");
+  });
+
+  it('when the agent is unknown, then watch ends with exit 1 and registers nothing', async () => {
+    const r = await runCli(['--agent', 'ghost', 'event', 'watch'], env());
+    expect(r).toMatchObject({ code: 1, stderr: "loom: unknown agent 'ghost'; create it with: loom agent add ghost\n" });
+    expect((await new LoomClient(d.base).listAgents()).body.agents.map((x) => x.id)).not.toContain('ghost');
   });
 });

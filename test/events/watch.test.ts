@@ -22,7 +22,8 @@ describe('loom event watch reconnect backoff', () => {
     expect(errs[0]).toMatch(/^loom: event stream unavailable \(.*\); reconnecting in 1 s$/);
   });
 
-  it('when an event is printed, then the line is id, time and the first non-blank line flattened', () => {
-    expect(watchLine({ id: 'evt_X', receivedAt: '2025-06-01T10:00:00.000Z', text: '\n  Build   failed\nmore' })).toBe('evt_X  2025-06-01T10:00:00.000Z  Build failed');
+  it('when an event is printed, then the line is id, time and the /events preview (… when more lines follow)', () => {
+    expect(watchLine({ id: 'evt_X', receivedAt: '2025-06-01T10:00:00.000Z', text: '\n  Build   failed\nmore' })).toBe('evt_X  2025-06-01T10:00:00.000Z  Build failed…');
+    expect(watchLine({ id: 'evt_X', receivedAt: '2025-06-01T10:00:00.000Z', text: 'one line' })).toBe('evt_X  2025-06-01T10:00:00.000Z  one line');
   });
 });

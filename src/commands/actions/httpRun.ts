@@ -13,6 +13,7 @@ import type { LoadedDocument } from '../docContract.js';
 import type { CommandContext } from '../types.js';
 import { cutBytes, failure, fieldSlots, finish } from './results.js';
 import { definitionDollar, isLocal } from './variables.js';
+import { plural } from '../../domain/text.js';
 
 /** HTTP action limits (behaviour.md §1.8), injectable for tests. */
 export interface HttpLimits {
@@ -143,7 +144,7 @@ export async function runHttpAction(ctx: CommandContext, loaded: LoadedDocument,
   }
   const ct = String(out.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
   const binary = !isTextType(ct);
-  const text = binary ? `(binary ${out.body.length} bytes, ${ct})` : out.body.toString('utf8');
+  const text = binary ? `(binary ${plural(out.body.length, 'byte')}, ${ct})` : out.body.toString('utf8');
   const ok = out.status >= 200 && out.status < 300;
   let plain: string;
   if (ok) plain = text === '' ? `(empty response, HTTP ${out.status})` : ct === 'text/html' ? await htmlToMarkdown(text) : text;

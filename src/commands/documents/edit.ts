@@ -5,6 +5,7 @@ import { parseCached } from './parseCache.js';
 import type { Command, CommandContext } from '../types.js';
 import { parseFlags, splitArgs } from './args.js';
 import { recordRead, readRequired, resolveFile, splitLines, type FilePath } from './fileOps.js';
+import { plural } from '../../domain/text.js';
 
 const USAGE = 'Usage: /edit <file>[#<anchor>] [--lines a-b]';
 /** behaviour.md §2.5: most lines one /edit view shows. */
@@ -21,7 +22,7 @@ export function parseRange(v: string): { a: number; b: number } | null {
 
 /** `Lines a-b are outside <display> (n lines)` (behaviour.md §2.5). */
 export function outsideLines(p: FilePath, r: { a: number; b: number }, n: number): CommandResult {
-  return fail('INVALID_ARGS', `Lines ${r.a}-${r.b} are outside ${p.display} (${n} lines)`, { recovery: `/edit ${p.display}` });
+  return fail('INVALID_ARGS', `Lines ${r.a}-${r.b} are outside ${p.display} (${plural(n, 'line')})`, { recovery: `/edit ${p.display}` });
 }
 
 /** Numbered lines a..b (1-based), numbers right-aligned to the widest shown. */
@@ -82,7 +83,7 @@ export const editCommand: Command = {
     if (b < a) return content(title, []);
     const last = Math.min(b, a + EDIT_MAX_LINES - 1);
     const out = numbered(lines, a, last);
-    if (last < b) out.push(`… ${b - last} more lines; /edit ${fp.display} --lines ${last + 1}-${Math.min(b, last + EDIT_MAX_LINES)}`);
+    if (last < b) out.push(`… ${plural(b - last, 'more line')}; /edit ${fp.display} --lines ${last + 1}-${Math.min(b, last + EDIT_MAX_LINES)}`);
     return content(title, out);
   },
 };

@@ -1,7 +1,10 @@
 import type { Express, Request, Response } from 'express';
 import { LoomError } from '../../domain/errors.js';
 import { isAgentId } from '../../domain/ids.js';
+import { parseTopic } from '../../domain/topic.js';
+import { commandWord } from '../../domain/requestLog.js';
 import { systemRunner } from '../../mcp/runner.js';
+import { noteRequest } from '../requestLog.js';
 import type { AppContext } from '../context.js';
 import { readBody } from '../body.js';
 import { agentHeader, route } from '../route.js';
@@ -21,6 +24,16 @@ function parseJson(buf: Buffer): unknown {
   }
 }
 
+/** The request-log fields of a `tools/call` of the `loom` tool: topic and command word (behaviour.md §2.13). */
+function toolCallNote(parsed: unknown): { topic?: string; command?: string | null } {
+  const msg = parsed as { method?: unknown; params?: { arguments?: { topic?: unknown; cmd?: unknown } } } | null;
+  if (typeof msg !== 'object' || msg === null || msg.method !== 'tools/call') return {};
+  const args = msg.params?.arguments;
+  // Only a topic that parses is recorded: anything else is arbitrary caller text.
+  const topic = parseTopic(args?.topic)?.topic;
+  return { ...(topic !== undefined ? { topic } : {}), command: commandWord(args?.cmd) };
+}
+
 /**
  * POST /mcp (spec §4.8, behaviour.md §10.1): Streamable HTTP, stateless — a fresh tool server and
  * transport per request, JSON responses, no session ids. The body is read here with the 10 MiB cap
@@ -33,6 +46,7 @@ async function handlePost(ctx: AppContext, req: Request, res: Response): Promise
   await ctx.system.ensureAgent(agentId);
   const parsed = parseJson(await readBody(req));
   if (parsed === undefined) throw new LoomError(400, 'Parse error', { protocolBody: PARSE_ERROR });
+  noteRequest(res, { agent: agentId, ...toolCallNote(parsed) });
   const { serveStateless } = await loadServer();
   await serveStateless(req, res, parsed, systemRunner(ctx.system, agentId), ctx.system.services.info.version);
 }

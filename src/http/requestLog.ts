@@ -1,0 +1,47 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { logPath, pathAgent, type RequestLogSink, type RequestNote } from '../domain/requestLog.js';
+
+/** What routes learned about a request after reading its body (topic, command word, request id). */
+const notes = new WeakMap<ServerResponse, RequestNote>();
+
+/**
+ * Add fields to the log entry of the request `res` answers (behaviour.md §2.13): /exec and /mcp
+ * call it once the body is parsed. Express's `res` is the same object the server created.
+ */
+export function noteRequest(res: ServerResponse, note: RequestNote): void {
+  notes.set(res, { ...notes.get(res), ...note });
+}
+
+/** The trimmed X-Agent-Id header, or null. */
+function headerAgent(req: IncomingMessage): string | null {
+  const v = req.headers['x-agent-id'];
+  const s = (Array.isArray(v) ? v[0] : v)?.trim();
+  return s ? s : null;
+}
+
+/**
+ * The request log (behaviour.md §2.13), installed in front of every handler — the Express app and
+ * the /fs fast path alike — by `listen()`. It writes one entry when the response is done or the
+ * client left; it never reads bodies, so nothing but the fields a route notes can reach the log.
+ */
+export function requestLogger(sink: RequestLogSink, now: () => number = Date.now): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    const started = now();
+    res.once('close', () => {
+      const ended = now();
+      const path = logPath(req.url ?? '/');
+      const note = notes.get(res) ?? {};
+      sink.write({
+        time: new Date(ended).toISOString(),
+        method: req.method ?? '',
+        path,
+        status: res.statusCode,
+        duration_ms: ended - started,
+        agent: note.agent ?? headerAgent(req) ?? pathAgent(path),
+        topic: note.topic ?? null,
+        command: note.command ?? null,
+        request_id: note.request_id ?? null,
+      });
+    });
+  };
+}
