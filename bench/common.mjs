@@ -1,6 +1,6 @@
 // Shared bench helpers: start the built daemon on a free port, machine description, result writing.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -16,13 +16,14 @@ export function freePort() {
 }
 
 /**
- * Start dist/cli/main.js daemon (or another build's CLI entry) with a temp SVC_DATA_DIR (and extra
- * Node flags, e.g. --cpu-prof); resolves when ready.
+ * Start dist/cli/main.js daemon with a temp SVC_DATA_DIR (and extra Node flags, e.g. --cpu-prof);
+ * resolves when ready. `opts.root` runs another checkout's build; `opts.dataDir` reuses a data folder.
  */
-export async function startDaemon(env = {}, nodeArgs = [], cli = join(root, 'dist/cli/main.js')) {
+export async function startDaemon(env = {}, nodeArgs = [], opts = {}) {
   const port = await freePort();
-  const dataDir = mkdtempSync(join(tmpdir(), 'loom-bench-'));
-  const proc = spawn(process.execPath, [...nodeArgs, cli, 'daemon'], {
+  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'loom-bench-'));
+  const started = process.hrtime.bigint();
+  const proc = spawn(process.execPath, [...nodeArgs, join(opts.root ?? root, 'dist/cli/main.js'), 'daemon'], {
     env: { ...process.env, SVC_PORT: String(port), SVC_DATA_DIR: dataDir, ...env }, stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise((resolve, reject) => {
@@ -30,7 +31,8 @@ export async function startDaemon(env = {}, nodeArgs = [], cli = join(root, 'dis
     proc.stdout.on('data', (c) => { out += c; if (out.includes('listening')) resolve(); });
     proc.once('exit', (c) => reject(new Error(`daemon exited ${c}`)));
   });
-  return { port, pid: proc.pid, dataDir, base: `http://127.0.0.1:${port}`, stop: () => new Promise((r) => { proc.once('exit', r); proc.kill('SIGTERM'); }) };
+  const readyMs = Number(process.hrtime.bigint() - started) / 1e6;
+  return { port, pid: proc.pid, dataDir, readyMs, base: `http://127.0.0.1:${port}`, stop: () => new Promise((r) => { proc.once('exit', r); proc.kill('SIGTERM'); }) };
 }
 
 /** "<cpu model> ×<n>, <GiB> GiB RAM, Node <v>" */
@@ -72,4 +74,10 @@ export function median(list) {
 export function percentile(list, p) {
   const s = [...list].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
+}
+
+/** Resident set size of a process in MiB (VmRSS of /proc/<pid>/status). */
+export function rssMiB(pid) {
+  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : NaN;
 }

@@ -40,7 +40,7 @@ function buildBefore() {
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
   if (existsSync(join(root, 'build'))) symlinkSync(join(root, 'build'), join(dir, 'build'));
   execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(dir, 'tsconfig.build.json')], { stdio: 'inherit' });
-  return { cli: join(dir, 'dist', 'cli', 'main.js'), label: rev ? `git ${rev}` : 'this source without inspectorFeature' };
+  return { root: dir, label: rev ? `git ${rev}` : 'this source without inspectorFeature' };
 }
 
 function load(base) {
@@ -58,7 +58,7 @@ async function register(base) {
 }
 
 const before = buildBefore();
-const old = await startDaemon({}, [], before.cli);
+const old = await startDaemon({}, [], { root: before.root });
 const now = await startDaemon();
 await register(old.base);
 await register(now.base);

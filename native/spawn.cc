@@ -10,6 +10,8 @@
 //   every signal at its default disposition, as libuv does for child_process.spawn.
 // watch(pid, callback(code | null, signal)): calls back once when the child ends (a pidfd polled
 //   on the event loop), reaping it. libuv reaps only the children it started itself.
+// reap(pid) -> boolean: reap an ended child without waiting (true when it was reaped or is gone);
+//   for a child whose watch could not be set up (the caller kills it first).
 #include <napi.h>
 #include <uv.h>
 
@@ -71,34 +73,38 @@ Napi::Value Spawn(const Napi::CallbackInfo& info) {
     return Fail(env, "pipe2", e);
   }
 
+  // Every set-up call is checked: a failed one (ENOMEM, EBADF) spawns nothing and says which.
+  const char* step = nullptr;
+  int rc = 0;
   posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-  posix_spawn_file_actions_adddup2(&fa, err[1], 2);
-  posix_spawn_file_actions_addchdir_np(&fa, cwd.c_str());
-
   posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
+  bool faInit = false, attrInit = false;
   sigset_t none, all;
   sigemptyset(&none);
   sigfillset(&all);
   sigdelset(&all, SIGKILL);
   sigdelset(&all, SIGSTOP);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &all);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-
   pid_t pid = 0;
-  int rc = posix_spawn(&pid, file.c_str(), &fa, &attr, argv.data(), envp.data());
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
+  if ((rc = posix_spawn_file_actions_init(&fa)) != 0) step = "posix_spawn_file_actions_init";
+  else faInit = true;
+  if (!step && (rc = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0)) != 0) step = "posix_spawn_file_actions_addopen";
+  if (!step && (rc = posix_spawn_file_actions_adddup2(&fa, out[1], 1)) != 0) step = "posix_spawn_file_actions_adddup2";
+  if (!step && (rc = posix_spawn_file_actions_adddup2(&fa, err[1], 2)) != 0) step = "posix_spawn_file_actions_adddup2";
+  if (!step && (rc = posix_spawn_file_actions_addchdir_np(&fa, cwd.c_str())) != 0) step = "posix_spawn_file_actions_addchdir_np";
+  if (!step && (rc = posix_spawnattr_init(&attr)) != 0) step = "posix_spawnattr_init";
+  else if (!step) attrInit = true;
+  if (!step && (rc = posix_spawnattr_setsigmask(&attr, &none)) != 0) step = "posix_spawnattr_setsigmask";
+  if (!step && (rc = posix_spawnattr_setsigdefault(&attr, &all)) != 0) step = "posix_spawnattr_setsigdefault";
+  if (!step && (rc = posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF)) != 0) step = "posix_spawnattr_setflags";
+  if (!step && (rc = posix_spawn(&pid, file.c_str(), &fa, &attr, argv.data(), envp.data())) != 0) step = "posix_spawn";
+  if (faInit) posix_spawn_file_actions_destroy(&fa);
+  if (attrInit) posix_spawnattr_destroy(&attr);
   close(out[1]);
   close(err[1]);
-  if (rc != 0) {
+  if (step) {
     close(out[0]);
     close(err[0]);
-    return Fail(env, "posix_spawn", rc);
+    return Fail(env, step, rc);
   }
   Napi::Array r = Napi::Array::New(env, 3);
   r.Set(0u, Napi::Number::New(env, pid));
@@ -163,19 +169,39 @@ Napi::Value WatchExit(const Napi::CallbackInfo& info) {
   w->ctx = new Napi::AsyncContext(env, "loom_spawn.exit");
   w->poll.data = w;
   int rc = uv_poll_init(loop, &w->poll, pidfd);
-  if (rc == 0) rc = uv_poll_start(&w->poll, UV_READABLE, OnReadable);
   if (rc != 0) {
     close(pidfd);
     delete w->ctx;
     delete w;
-    return Fail(env, "uv_poll", -rc);
+    return Fail(env, "uv_poll_init", -rc);
+  }
+  rc = uv_poll_start(&w->poll, UV_READABLE, OnReadable);
+  if (rc != 0) {
+    // The handle belongs to the loop once initialised: it is closed through the loop (Closed frees it).
+    w->cb.Reset();
+    uv_close(reinterpret_cast<uv_handle_t*>(&w->poll), Closed);
+    return Fail(env, "uv_poll_start", -rc);
   }
   return env.Undefined();
+}
+
+Napi::Value Reap(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() < 1 || !info[0].IsNumber()) {
+    Napi::TypeError::New(env, "reap(pid)").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  pid_t pid = info[0].As<Napi::Number>().Int32Value();
+  int status = 0;
+  pid_t r = waitpid(pid, &status, WNOHANG);
+  // 0: still running; pid: reaped; -1 (ECHILD): not our child any more.
+  return Napi::Boolean::New(env, r != 0);
 }
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("spawn", Napi::Function::New(env, Spawn));
   exports.Set("watch", Napi::Function::New(env, WatchExit));
+  exports.Set("reap", Napi::Function::New(env, Reap));
   return exports;
 }
 

@@ -1,8 +1,10 @@
-import { EXEC_TIMEOUT_DEFAULT_S, EXEC_TIMEOUT_MAX_S } from '../domain/limits.js';
+import { EXEC_OUTPUT_BYTES, EXEC_TIMEOUT_DEFAULT_S, EXEC_TIMEOUT_MAX_S } from '../domain/limits.js';
 import { fail, joinLines, type CommandResult } from '../domain/result.js';
-import { cleanOutput, runOneShot } from '../effects/oneShot.js';
-import type { Command, CommandContext } from './types.js';
+import { cleanOutput, HeadTailCapture } from '../effects/captures.js';
+import { runShell } from '../effects/shellRun.js';
+import type { Command } from './types.js';
 import { displayPath } from './format.js';
+import { buildEnv, identityEnv } from './shellEnv.js';
 
 /** Parse `[--timeout <s>] <text>` (behaviour.md §8.1): --timeout only as the first token; `--` passes the rest literally. */
 export function parseExecArgs(args: string, body: string): { ok: true; timeoutS: number; text: string } | { ok: false; result: CommandResult } {
@@ -22,19 +24,6 @@ export function parseExecArgs(args: string, body: string): { ok: true; timeoutS:
   return { ok: true, timeoutS, text };
 }
 
-/** The environment of one-shot commands (behaviour.md §8.2); env-store and session variables are not exported. */
-export function execEnv(ctx: CommandContext): NodeJS.ProcessEnv {
-  return {
-    ...process.env,
-    HOME: ctx.agent.home,
-    LOOM_AGENT_ID: ctx.agent.id,
-    LOOM_TOPIC: ctx.session.ref.topic,
-    LOOM_HOME: ctx.agent.home,
-    LOOM_USER_HOME: process.env.HOME ?? '',
-    SVC_PORT: String(ctx.services.info.port()),
-  };
-}
-
 /** `/exec [--timeout <s>] <shell text>` one-shot form (behaviour.md §8.1–8.2). */
 export const execCommand: Command = {
   name: 'exec',
@@ -43,12 +32,17 @@ export const execCommand: Command = {
     const parsed = parseExecArgs(ctx.args, ctx.body);
     if (!parsed.ok) return parsed.result;
     const cwd = ctx.agent.home;
-    const r = await runOneShot({ text: parsed.text, cwd, env: execEnv(ctx), timeoutMs: parsed.timeoutS * 1000, signal: ctx.signal });
-    let text = cleanOutput(r.output.toString('utf8'));
-    if (r.omitted > 0) {
-      const head = cleanOutput(r.output.subarray(0, r.output.length / 2).toString('utf8'));
-      const tail = cleanOutput(r.output.subarray(r.output.length / 2).toString('utf8'));
-      text = `${head}\n… ${r.omitted} bytes omitted …\n${tail}`;
+    // Env-store and session variables are not exported to /exec (behaviour.md §8.2): only the identity.
+    const capture = new HeadTailCapture(EXEC_OUTPUT_BYTES / 2);
+    const r = await runShell({
+      command: parsed.text, cwd, env: buildEnv([identityEnv(ctx)]), timeoutMs: parsed.timeoutS * 1000, timeoutSignal: 'SIGINT', capture, signal: ctx.signal,
+    });
+    const { output, omitted } = capture.result();
+    let text = cleanOutput(output.toString('utf8'));
+    if (omitted > 0) {
+      const head = cleanOutput(output.subarray(0, output.length / 2).toString('utf8'));
+      const tail = cleanOutput(output.subarray(output.length / 2).toString('utf8'));
+      text = `${head}\n… ${omitted} bytes omitted …\n${tail}`;
     }
     const shown = text === '' ? '(no output)' : text;
     const where = `cwd: ${displayPath(cwd, ctx.agent.home)}`;

@@ -1,7 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import type { AgentRecord } from '../domain/ports.js';
+import { writeFileAtomic } from './atomicFile.js';
 import { displayOf, expandPath, isInside, isRefusal, realpathPrefix, resolveInWorkspace } from './workspace.js';
 
 /**
@@ -56,19 +56,6 @@ export function readModifierFile(agent: AgentRecord, input: string, limit: numbe
   return { ok: false, forbidden: r.kind === 'forbidden', display: r.display, reason: r.reason ?? '' };
 }
 
-/** Write bytes atomically (temp file + rename), creating folders. */
-function writeAtomic(path: string, data: Buffer): void {
-  mkdirSync(dirname(path), { recursive: true });
-  const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.tmp`);
-  writeFileSync(tmp, data);
-  try {
-    renameSync(tmp, path);
-  } catch (err) {
-    unlinkSync(tmp);
-    throw err;
-  }
-}
-
 /**
  * A template `to:` write (behaviour.md §4.12). Local documents may write anywhere in the workspace;
  * remote documents only inside the home and never under `~/packages`. Returns a warning line or null.
@@ -88,7 +75,8 @@ export function writeActionFile(agent: AgentRecord, local: boolean, input: strin
     }
   }
   try {
-    writeAtomic(realpathPrefix(abs), data);
+    // A user file: the usual modes (0666/0777 less the umask), written by the one atomic writer.
+    writeFileAtomic(realpathPrefix(abs), data, { mode: 0o666, dirMode: 0o777 });
     return null;
   } catch (err) {
     return `warning: to: write failed: ${reasonOf(err)}`;

@@ -3,12 +3,14 @@ import { dirname, basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 
 /**
- * Write a file atomically: temp file in the same folder, fsync, rename (behaviour.md §1.1
- * "Registry files are JSON, written atomically (temp file, fsync, rename), mode 0600").
- * Synchronous on purpose: registry writes are small and this keeps them ordered.
+ * The one atomic file writer: temp file in the same folder, fsync, rename, fsync of the folder
+ * (behaviour.md §1.1 "Registry files are JSON, written atomically (temp file, fsync, rename), mode
+ * 0600"). Registries and state use the defaults (0600 file, 0700 folders); files written on a
+ * user's behalf pass their modes. Synchronous on purpose: writes are small and this keeps them ordered.
  */
-export function writeFileAtomic(path: string, data: string | Buffer, mode = 0o600): void {
-  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+export function writeFileAtomic(path: string, data: string | Buffer, modes: number | { mode?: number; dirMode?: number } = 0o600): void {
+  const { mode = 0o600, dirMode = 0o700 } = typeof modes === 'number' ? { mode: modes } : modes;
+  mkdirSync(dirname(path), { recursive: true, mode: dirMode });
   const tmp = join(dirname(path), `.${basename(path)}.${randomBytes(4).toString('hex')}.tmp`);
   const fd = openSync(tmp, 'w', mode);
   try {

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
+import { closeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Socket } from 'node:net';
 import { constants, release } from 'node:os';
@@ -18,9 +19,12 @@ import type { Readable } from 'node:stream';
  * compiler, Linux before 5.3) the same child comes from child_process.spawn.
  */
 
-interface NativeSpawn {
+/** The native helper (native/spawn.cc), as spawnWith uses it. */
+export interface NativeSpawn {
   spawn(file: string, argv: string[], envp: string[], cwd: string): [pid: number, stdoutFd: number, stderrFd: number];
   watch(pid: number, onExit: (code: number | null, signal: number) => void): void;
+  /** Reap an ended child without waiting; true when reaped or gone (absent in helpers built before it). */
+  reap?(pid: number): boolean;
 }
 
 /** pidfd_open, which `watch` needs, came with Linux 5.3. */
@@ -39,6 +43,11 @@ function loadNative(): NativeSpawn | null {
 }
 
 const native = loadNative();
+
+/** The loaded native helper, or null (tests wrap it to make its calls fail on purpose). */
+export function nativeHelper(): NativeSpawn | null {
+  return native;
+}
 
 /** True when shells start through posix_spawn (the native helper is built and loaded). */
 export function nativeSpawnAvailable(): boolean {
@@ -62,15 +71,8 @@ const SIGNAL_NAMES = new Map<number, NodeJS.Signals>(Object.entries(constants.si
 const hasNul = (s: string) => s.includes('\0');
 
 class NativeChild extends EventEmitter implements ShellChild {
-  readonly pid: number;
-  readonly stdout: Socket;
-  readonly stderr: Socket;
-
-  constructor(lib: NativeSpawn, pid: number, outFd: number, errFd: number) {
+  constructor(lib: NativeSpawn, readonly pid: number, readonly stdout: Socket, readonly stderr: Socket) {
     super();
-    this.pid = pid;
-    this.stdout = new Socket({ fd: outFd, readable: true, writable: false });
-    this.stderr = new Socket({ fd: errFd, readable: true, writable: false });
     let pending = 3;
     let result: [number | null, NodeJS.Signals | null] = [null, null];
     const step = () => {
@@ -88,7 +90,12 @@ class NativeChild extends EventEmitter implements ShellChild {
 
 /** Start `/bin/bash -c <command>`; never throws (a failed start is an `error` event, as with child_process). */
 export function spawnShell(command: string, opts: { cwd: string; env: NodeJS.ProcessEnv }): ShellChild {
-  if (native) {
+  return spawnWith(native, command, opts);
+}
+
+/** spawnShell with a given native helper (null: child_process); tests pass a helper that fails on purpose. */
+export function spawnWith(lib: NativeSpawn | null, command: string, opts: { cwd: string; env: NodeJS.ProcessEnv }): ShellChild {
+  if (lib) {
     const envp: string[] = [];
     let nul = hasNul(command) || hasNul(opts.cwd);
     for (const [k, v] of Object.entries(opts.env)) {
@@ -100,14 +107,55 @@ export function spawnShell(command: string, opts: { cwd: string; env: NodeJS.Pro
     if (!nul) {
       let started: [number, number, number];
       try {
-        started = native.spawn('/bin/bash', ['/bin/bash', '-c', command], envp, opts.cwd);
+        started = lib.spawn('/bin/bash', ['/bin/bash', '-c', command], envp, opts.cwd);
       } catch (err) {
         return failedStart(err as Error & { errno?: number });
       }
-      return new NativeChild(native, ...started);
+      return adopt(lib, ...started);
     }
   }
   return spawn('/bin/bash', ['-c', command], { cwd: opts.cwd, env: opts.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] }) as ShellChild;
+}
+
+/**
+ * Take a started child: its pipes as sockets and its exit watched. If any of that fails (pidfd_open
+ * out of descriptors, a socket that cannot wrap its fd), the child would run unwatched and never be
+ * reaped: its group is killed, its pipes closed, it is reaped, and the start is reported failed.
+ */
+function adopt(lib: NativeSpawn, pid: number, outFd: number, errFd: number): ShellChild {
+  const sockets: Socket[] = [];
+  try {
+    sockets.push(new Socket({ fd: outFd, readable: true, writable: false }));
+    sockets.push(new Socket({ fd: errFd, readable: true, writable: false }));
+    return new NativeChild(lib, pid, sockets[0], sockets[1]);
+  } catch (err) {
+    abandon(lib, pid, [outFd, errFd], sockets);
+    return failedStart(err as Error & { errno?: number });
+  }
+}
+
+/** Kill a child that cannot be watched, close its pipes (sockets own theirs), and reap it. */
+function abandon(lib: NativeSpawn, pid: number, fds: number[], sockets: Socket[]): void {
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ESRCH') process.emitWarning(`cannot kill shell ${pid}: ${(err as Error).message}`);
+  }
+  for (const s of sockets) s.destroy();
+  for (const fd of fds.slice(sockets.length)) {
+    try {
+      closeSync(fd);
+    } catch (err) {
+      process.emitWarning(`cannot close pipe ${fd} of shell ${pid}: ${(err as Error).message}`);
+    }
+  }
+  reapSoon(lib, pid, 0);
+}
+
+/** Reap a killed child once it has ended (SIGKILL takes effect within milliseconds). */
+function reapSoon(lib: NativeSpawn, pid: number, tries: number): void {
+  if (!lib.reap || lib.reap(pid) || tries >= 200) return;
+  setTimeout(() => reapSoon(lib, pid, tries + 1), 5).unref();
 }
 
 /** child_process reports a failed start (e.g. a missing cwd) as `spawn /bin/bash ENOENT`, on a later tick. */

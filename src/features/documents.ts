@@ -1,6 +1,7 @@
 import { actCommands, actionFallback } from '../commands/documents/act.js';
 import { editCommand } from '../commands/documents/edit.js';
 import { defaultDocsConfig } from '../commands/documents/fetch.js';
+import { closeParsePool } from '../commands/documents/parseCache.js';
 import { appHub, toolHub } from '../commands/documents/hubs.js';
 import { actionUsageLines, docInfoLines } from '../commands/documents/info.js';
 import { lsCommand } from '../commands/documents/ls.js';
@@ -22,4 +23,5 @@ export const documentsFeature: Feature = () => ({
   fallbacks: [actionFallback],
   hubs: { app: appHub, tool: toolHub },
   services: { documents: { info: docInfoLines, usage: actionUsageLines, config: defaultDocsConfig() } },
+  onShutdown: () => closeParsePool(),
 });

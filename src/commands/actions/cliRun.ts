@@ -1,5 +1,6 @@
 import { fail, type CommandResult } from '../../domain/result.js';
-import { runCliAction } from '../../effects/cliAction.js';
+import { SplitCapture } from '../../effects/captures.js';
+import { runShell } from '../../effects/shellRun.js';
 import type { BoundField } from '../../sfmd/bind.js';
 import { slotText, valueText } from '../../sfmd/fieldValues.js';
 import { tryParseJson } from '../../sfmd/jsonPath.js';
@@ -51,24 +52,26 @@ export async function runCliActionCommand(ctx: CommandContext, loaded: LoadedDoc
     return v === undefined ? null : { text: v, label: `{${name}}` };
   });
   if (!sub.ok) return fail('INVALID_ARGS', sub.message, { recovery: `/act.${a.id} --help` });
-  const r = await runCliAction({
+  const out = new SplitCapture(limits.maxBytes);
+  const r = await runShell({
     command: sub.command,
     cwd: actionDir(ctx, loaded),
     env: cliEnvironment(ctx, loaded, referenced),
     timeoutMs: limits.timeoutMs,
-    maxBytes: limits.maxBytes,
+    timeoutSignal: 'SIGTERM',
+    capture: out,
     signal: ctx.signal,
   });
   if (r.aborted) return fail('CONFLICT', `Topic ${ctx.session.ref.topic} was closed while this command ran`);
   if (r.spawnError) return fail('INTERNAL_ERROR', `Internal error: ${r.spawnError}`);
   if (r.timedOut) return failure(loaded, 'TIMEOUT', `/act.${a.id} timed out after ${Math.round(limits.timeoutMs / 1000)} s`);
   const code = r.exitCode ?? 1;
-  const stdout = trimNl(r.stdout.toString('utf8'));
-  const body = trimNl(r.combined.toString('utf8'));
+  const stdout = trimNl(out.stdout.get().toString('utf8'));
+  const body = trimNl(out.combined.get().toString('utf8'));
   return finish({
     ctx, loaded, action: a, fields, warnings,
     plain: body === '' && code === 0 ? '(no output)' : body,
-    response: { kind: 'cli', status: code, body, json: tryParseJson(stdout), stdout, stderr: trimNl(r.stderr.toString('utf8')), exitCode: code },
+    response: { kind: 'cli', status: code, body, json: tryParseJson(stdout), stdout, stderr: trimNl(out.stderr.get().toString('utf8')), exitCode: code },
     failure: code === 0 ? null : { code: `EXIT_${code}`, message: `/act.${a.id} exited with status ${code}` },
   });
 }

@@ -1,7 +1,8 @@
 import { dirname } from 'node:path';
-import { nullRecord, ownValue } from '../../domain/keys.js';
+import { ownValue } from '../../domain/keys.js';
 import { topicScope } from '../../domain/topic.js';
 import type { LoadedDocument } from '../docContract.js';
+import { buildEnv, identityEnv } from '../shellEnv.js';
 import type { CommandContext } from '../types.js';
 
 /**
@@ -15,16 +16,14 @@ export function actionDir(ctx: CommandContext, loaded: LoadedDocument): string {
   return loaded.dir ?? (loaded.path ? dirname(loaded.path) : ctx.agent.home);
 }
 
-/** The extra environment of behaviour.md §4.6 (`HOME` = agent home, `LOOM_*`). */
+/** The document part of the extra environment of behaviour.md §4.6 (with identityEnv: `HOME`, `LOOM_*`). */
+function docEnv(ctx: CommandContext, loaded: LoadedDocument): Array<[string, string]> {
+  return [['LOOM_DOC', loaded.path ?? loaded.uri], ['LOOM_DOC_DIR', loaded.origin === 'local' ? actionDir(ctx, loaded) : '']];
+}
+
+/** The extra environment of behaviour.md §4.6 (`HOME` = agent home, `LOOM_*`): what `$NAME` sees first. */
 export function extraEnv(ctx: CommandContext, loaded: LoadedDocument): Record<string, string> {
-  return {
-    HOME: ctx.agent.home,
-    LOOM_AGENT_ID: ctx.agent.id,
-    LOOM_TOPIC: ctx.session.ref.topic,
-    LOOM_HOME: ctx.agent.home,
-    LOOM_DOC: loaded.path ?? loaded.uri,
-    LOOM_DOC_DIR: loaded.origin === 'local' ? actionDir(ctx, loaded) : '',
-  };
+  return Object.fromEntries([...identityEnv(ctx).filter(([k]) => k !== 'LOOM_USER_HOME' && k !== 'SVC_PORT'), ...docEnv(ctx, loaded)]);
 }
 
 /** True for documents that may use the process environment and global scope (behaviour.md §3.1). */
@@ -63,16 +62,13 @@ export function definitionDollar(ctx: CommandContext, loaded: LoadedDocument): (
  * fill names none of those layers (except the daemon's environment) sets.
  */
 export function cliEnvironment(ctx: CommandContext, loaded: LoadedDocument, referenced: Set<string>): NodeJS.ProcessEnv {
-  // Variable names are user text: `$__proto__` must be exported, not set the object's prototype.
-  const env: NodeJS.ProcessEnv = Object.assign(nullRecord<string>(), process.env);
-  const set = new Set<string>();
-  for (const e of ctx.services.env.effective(ctx.agent.id, topicScope(ctx.session.ref))) { env[e.name] = e.value; set.add(e.name); }
+  const store = new Map(ctx.services.env.effective(ctx.agent.id, topicScope(ctx.session.ref)).map((e) => [e.name, e.value]));
+  const vars: Array<[string, string]> = [];
   for (const name of referenced) {
     const v = ctx.session.vars.get(name);
-    if (v !== undefined && !set.has(name)) { env[name] = v; set.add(name); }
+    if (v !== undefined && !store.has(name)) vars.push([name, v]);
   }
-  const extra = { ...extraEnv(ctx, loaded), LOOM_USER_HOME: process.env.HOME ?? '', SVC_PORT: String(ctx.services.info.port()) };
-  for (const [k, v] of Object.entries(extra)) { env[k] = v; set.add(k); }
-  for (const d of loaded.doc.env) if (d.default !== undefined && !set.has(d.name)) env[d.name] = d.default;
-  return env;
+  const defaults: Array<[string, string]> = [];
+  for (const d of loaded.doc.env) if (d.default !== undefined) defaults.push([d.name, d.default]);
+  return buildEnv([store, vars, identityEnv(ctx), docEnv(ctx, loaded)], defaults);
 }

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { content, fail, type CommandResult } from '../../domain/result.js';
 import { anchorIds, findAnchor } from '../../sfmd/anchors.js';
-import { parseCached } from './parseCache.js';
+import { parseOffLoop } from './parseCache.js';
 import type { Command, CommandContext } from '../types.js';
 import { parseFlags, splitArgs } from './args.js';
 import { recordRead, readRequired, resolveFile, splitLines, type FilePath } from './fileOps.js';
@@ -45,7 +45,7 @@ function splitAnchor(ctx: CommandContext, input: string): { file: string; anchor
 /** `/edit <file>[#<anchor>] [--lines a-b]` (behaviour.md §2.5): a numbered view; records the read. */
 export const editCommand: Command = {
   name: 'edit',
-  run(ctx) {
+  async run(ctx) {
     const words = splitArgs(ctx.args);
     const p = words ? parseFlags(words, ['lines'], []) : null;
     if (!p || p.unknown.length || p.positional.length !== 1) return fail('INVALID_ARGS', USAGE);
@@ -61,7 +61,7 @@ export const editCommand: Command = {
     let range: { a: number; b: number } | null = null;
     let title: string;
     if (anchor !== null) {
-      const doc = parseCached(text);
+      const doc = await parseOffLoop(text);
       const at = findAnchor(doc, anchor);
       if (!at) {
         const ids = anchorIds(doc);

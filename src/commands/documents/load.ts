@@ -8,7 +8,7 @@ import type { DocOrigin, LoadedDocument } from '../docContract.js';
 import type { CommandContext } from '../types.js';
 import { fetchRemote, jsonDocument, readLocalText, type Remote } from './fetch.js';
 import { readMenus } from './menus.js';
-import { parseCached } from './parseCache.js';
+import { parseOffLoop } from './parseCache.js';
 import type { DocData, DocSource, Location } from './state.js';
 import { fileNotFound, forbidden, notInstalled, refusalResult, resolveHref } from './targets.js';
 
@@ -142,7 +142,7 @@ export async function fetchSource(ctx: CommandContext, source: DocSource): Promi
 
 /** Parse a fetched document and collect what loading adds: menus, page shortcut targets, setup page. */
 export async function buildDocData(ctx: CommandContext, f: Fetched, source: DocSource): Promise<DocData> {
-  const doc = parseCached(f.text);
+  const doc = await parseOffLoop(f.text);
   const req = doc.directives.find((d) => d.name === 'requirements');
   let requirements: string | undefined;
   if (req) {

@@ -1,0 +1,82 @@
+// bench/scale: what the daemon holds at rest. 1,000 agents × 5 topics: resident memory (RSS) idle, with
+// the topics opened (POST /sessions, no command run), and after one /info in each; cold start (spawn to
+// the ready line) with an empty registry and with the 1,000-agent registry. Targets: 1,000 × 5 topics
+// <= 150 MiB RSS, cold start <= 300 ms. BENCH_COMPARE_ROOT=<checkout> adds the same rows for another
+// build (e.g. main before the actor tree), measured in the same run.
+import { Agent, request } from 'node:http';
+import { loadavg } from 'node:os';
+import { median, rssMiB, startDaemon, writeResult } from './common.mjs';
+
+const AGENTS = Number(process.env.BENCH_AGENTS ?? 1000);
+const TOPICS = 5;
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const agent = new Agent({ keepAlive: true, maxSockets: 8 });
+
+function post(port, path, body, headers = {}) {
+  const text = JSON.stringify(body);
+  return new Promise((resolve, reject) => {
+    const r = request({ host: '127.0.0.1', port, path, method: 'POST', agent, headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text), ...headers } }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode));
+    });
+    r.on('error', reject);
+    r.end(text);
+  });
+}
+
+/** Run `fn` over 0..n-1 with at most `width` in flight. */
+async function pool(n, width, fn) {
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => { while (next < n) await fn(next++); }));
+}
+
+const settle = () => new Promise((r) => setTimeout(r, 1500));
+
+/** One round on one build: cold start empty, fill, measure, restart on the full registry. */
+async function round(root) {
+  const d = await startDaemon({}, [], { root });
+  await settle();
+  const out = { coldEmpty: d.readyMs, idle: rssMiB(d.pid) };
+  await pool(AGENTS, 8, (i) => post(d.port, '/agents', { agent_id: `a${i}` }));
+  await settle();
+  out.agents = rssMiB(d.pid);
+  await pool(AGENTS * TOPICS, 8, (k) => post(d.port, '/sessions', { agent_id: `a${Math.floor(k / TOPICS)}`, topic: `t${k % TOPICS}` }));
+  await settle();
+  out.topics = rssMiB(d.pid);
+  await pool(AGENTS * TOPICS, 8, (k) => post(d.port, '/exec', { cmd: '/info', topic: `t${k % TOPICS}` }, { 'X-Agent-Id': `a${Math.floor(k / TOPICS)}` }));
+  await settle();
+  out.ran = rssMiB(d.pid);
+  await d.stop();
+  const again = await startDaemon({}, [], { root, dataDir: d.dataDir });
+  out.coldFull = again.readyMs;
+  await settle();
+  out.idleFull = rssMiB(again.pid);
+  await again.stop();
+  return out;
+}
+
+const builds = { loom: undefined, ...(process.env.BENCH_COMPARE_ROOT ? { compare: process.env.BENCH_COMPARE_ROOT } : {}) };
+const results = Object.fromEntries(Object.keys(builds).map((k) => [k, []]));
+const loads = [];
+for (let r = 0; r < ROUNDS; r++) {
+  for (const [k, root] of Object.entries(builds)) results[k].push(await round(root));
+  loads.push(loadavg()[0]);
+}
+const m = (k, f) => median(results[k].map((x) => x[f]));
+const rows = Object.keys(builds).map((k) => {
+  const name = k === 'loom' ? 'this build' : `compare: ${builds[k]}`;
+  return `| ${name} | ${m(k, 'idle').toFixed(1)} | ${m(k, 'agents').toFixed(1)} | **${m(k, 'topics').toFixed(1)}** | ${m(k, 'ran').toFixed(1)} | ${m(k, 'idleFull').toFixed(1)} | ${m(k, 'coldEmpty').toFixed(0)} | **${m(k, 'coldFull').toFixed(0)}** |`;
+}).join('\n');
+writeResult('scale', `Resident memory and cold start at ${AGENTS} agents × ${TOPICS} topics`, `
+${ROUNDS} rounds per build (builds alternating), medians. RSS (MiB) read from /proc 1.5 s after each step:
+idle (empty registry); after registering ${AGENTS} agents; after opening ${TOPICS} topics each with POST /sessions (no
+command run); after one \`/info\` in every topic; idle after a restart on the full registry. Cold start (ms): spawn of
+\`node dist/cli/main.js daemon\` to its ready line, empty registry and ${AGENTS}-agent registry. Load average per round:
+${loads.map((x) => x.toFixed(2)).join(', ')}.
+
+| build | idle | ${AGENTS} agents | + ${AGENTS * TOPICS} topics | + one /info each | restarted, full registry | cold start empty | cold start ${AGENTS} agents |
+|---|---|---|---|---|---|---|---|
+${rows}
+
+Targets: ${AGENTS} agents × ${TOPICS} topics ≤ 150 MiB; cold start ≤ 300 ms.
+`);

@@ -1,0 +1,36 @@
+import { nullRecord } from '../domain/keys.js';
+import type { CommandContext } from './types.js';
+
+/**
+ * The one environment builder of the shells Loom starts (`/exec`, behaviour.md §8.2; CLI actions,
+ * §4.8): the daemon's environment, then each layer in order (a later layer wins), then defaults for
+ * names no layer set (they do override the daemon's environment).
+ */
+export function buildEnv(layers: Array<Iterable<[string, string]>>, defaults: Iterable<[string, string]> = []): NodeJS.ProcessEnv {
+  // Names are user text (`$__proto__` is a legal variable): no prototype to write through.
+  const env: NodeJS.ProcessEnv = Object.assign(nullRecord<string>(), process.env);
+  const set = new Set<string>();
+  for (const layer of layers) {
+    for (const [k, v] of layer) {
+      env[k] = v;
+      set.add(k);
+    }
+  }
+  for (const [k, v] of defaults) if (!set.has(k)) env[k] = v;
+  return env;
+}
+
+/**
+ * What every shell of an agent's topic gets (behaviour.md §8.2, §4.6, §12 Q3): `HOME` = the agent
+ * home (each agent is its own identity), the human's home as `LOOM_USER_HOME`, and where it runs.
+ */
+export function identityEnv(ctx: CommandContext): Array<[string, string]> {
+  return [
+    ['HOME', ctx.agent.home],
+    ['LOOM_AGENT_ID', ctx.agent.id],
+    ['LOOM_TOPIC', ctx.session.ref.topic],
+    ['LOOM_HOME', ctx.agent.home],
+    ['LOOM_USER_HOME', process.env.HOME ?? ''],
+    ['SVC_PORT', String(ctx.services.info.port())],
+  ];
+}
