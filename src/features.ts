@@ -1,4 +1,5 @@
 import { actionsFeature } from './features/actions.js';
+import { bashFeature } from './features/bash.js';
 import { capabilitiesFeature } from './features/capabilities.js';
 import { documentsFeature } from './features/documents.js';
 import { eventsFeature } from './features/events.js';
@@ -16,6 +17,7 @@ export const features: Feature[] = [
   actionsFeature,
   eventsFeature,
   capabilitiesFeature,
+  bashFeature,
   inspectorFeature,
 ];
 

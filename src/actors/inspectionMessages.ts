@@ -1,4 +1,5 @@
 import type { AnyActorRef, InspectionEvent } from 'xstate';
+import { displayPath } from '../commands/format.js';
 import { redactCommand } from '../domain/redact.js';
 import type { CommandEvent, Ticket } from '../domain/ticket.js';
 
@@ -50,14 +51,13 @@ export function ticketView(t: Ticket, now: number, waitMs?: number): Record<stri
 }
 
 /**
- * The public fields of an install (behaviour.md §13.2 `installs`) and of a shell (`shell`), as
- * context field → wire name. The install and shell machines (issues 14, 15) keep these names in
- * their contexts; nothing else of those contexts (environment, output, tokens) ever leaves.
+ * The public fields of an install (behaviour.md §13.2 `installs`), as context field → wire name.
+ * The install machine (issue 14) keeps these names in its context; nothing else of it (environment,
+ * output, tokens) ever leaves.
  */
 const INSTALL_FIELDS: ReadonlyArray<[string, string]> = [
   ['installId', 'install_id'], ['name', 'name'], ['source', 'source'], ['filesDone', 'files_done'], ['filesTotal', 'files_total'], ['bytes', 'bytes'],
 ];
-const SHELL_FIELDS: ReadonlyArray<[string, string]> = [['pid', 'pid'], ['cwd', 'cwd']];
 
 function pick(c: Record<string, unknown> | undefined, fields: ReadonlyArray<[string, string]>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -65,8 +65,20 @@ function pick(c: Record<string, unknown> | undefined, fields: ReadonlyArray<[str
   return out;
 }
 
+/**
+ * The `shell` entry of a topic (behaviour.md §13.2): state, pid and displayed cwd of its shell;
+ * `none` for a bash topic without one, null outside bash topics. Never the command text.
+ */
+export function shellEntry(topicType: string, shell: AnyActorRef | undefined): Record<string, unknown> | null {
+  if (topicType !== 'bash') return null;
+  if (!shell) return { state: 'none', pid: null, cwd: null };
+  const snap = shell.getSnapshot() as Snap;
+  const c = snap.context as { pid: number | null; cwd: string; home: string };
+  return { state: snap.value, pid: c.pid, cwd: displayPath(c.cwd, c.home) };
+}
+
 /** The public detail of one actor's context, per machine. */
-function detailOf(machine: string, context: unknown, now: number): Record<string, unknown> {
+function detailOf(machine: string, context: unknown, now: number, children: Record<string, AnyActorRef> = {}): Record<string, unknown> {
   const c = context as Record<string, unknown>;
   switch (machine) {
     case 'topicQueue': {
@@ -75,7 +87,12 @@ function detailOf(machine: string, context: unknown, now: number): Record<string
         agent_id: tc.agentId, topic: tc.ref.topic, topic_type: tc.ref.type,
         running: tc.running ? ticketView(tc.running, now) : null,
         waiting: tc.waiting.map((t) => ticketView(t, now, tc.limits.waitMs)),
+        shell: shellEntry(tc.ref.type, children.shell),
       };
+    }
+    case 'shell': {
+      const sc = c as { agentId: string; topic: string; pid: number | null; cwd: string; home: string; transport: string | null };
+      return { agent_id: sc.agentId, topic: sc.topic, pid: sc.pid, cwd: displayPath(sc.cwd, sc.home), transport: sc.transport };
     }
     case 'agent':
       return { agent_id: c.id };
@@ -86,8 +103,6 @@ function detailOf(machine: string, context: unknown, now: number): Record<string
       return { rotations: c.rotations };
     case 'install':
       return pick(c, INSTALL_FIELDS);
-    case 'shell':
-      return pick(c, SHELL_FIELDS);
     default:
       return {};
   }
@@ -97,7 +112,7 @@ function detailOf(machine: string, context: unknown, now: number): Record<string
 export function describeActor(systemId: string, ref: AnyActorRef, now: number): LiveActor {
   const machine = machineOf(ref) ?? 'actor';
   const snap = ref.getSnapshot() as Snap;
-  return { actor: systemId, machine, state: snap.value ?? snap.status ?? null, detail: detailOf(machine, snap.context, now) };
+  return { actor: systemId, machine, state: snap.value ?? snap.status ?? null, detail: detailOf(machine, snap.context, now, snap.children) };
 }
 
 /** Turns inspection events into §13.3 messages; remembers each actor's last state and children. */

@@ -3,7 +3,7 @@ import type { DaemonInfo } from '../commands/types.js';
 import type { AgentStore, Clock } from '../domain/ports.js';
 import type { SessionState } from '../domain/session.js';
 import type { TopicQueueContext } from '../machines/topicQueue.js';
-import { describeActor, ticketView } from './inspectionMessages.js';
+import { describeActor, shellEntry, ticketView } from './inspectionMessages.js';
 import type { RecentCommand, RecentCommands } from './recentCommands.js';
 import type { DaemonActor } from './tree.js';
 
@@ -60,14 +60,12 @@ function docOf(session: SessionState): TopicInspection['doc'] {
 function topicOf(ref: AnyActorRef, systemId: string, s: SnapshotSources, now: number): TopicInspection {
   const snap = ref.getSnapshot() as { value: unknown; context: TopicQueueContext };
   const c = snap.context;
-  const shellRef = Object.values(childrenOf(ref)).find((child) => systemIdOf(child)?.startsWith('shell:'));
-  const shell = shellRef ? describeActor(systemIdOf(shellRef) as string, shellRef, now) : null;
   return {
     topic: c.ref.topic, topic_type: c.ref.type, state: snap.value,
     running: c.running ? ticketView(c.running, now) : null,
     waiting: c.waiting.map((t) => ticketView(t, now, c.limits.waitMs)),
     doc: docOf(c.session),
-    shell: shell ? { state: shell.state, ...shell.detail } : null,
+    shell: shellEntry(c.ref.type, childrenOf(ref).shell),
     recent: s.recent.of(systemId),
   };
 }

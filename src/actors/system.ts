@@ -11,6 +11,7 @@ import type { QueueLimits, Ticket, TicketRequest } from '../domain/ticket.js';
 import type { HubName, TopicRef as TopicName } from '../domain/topic.js';
 import { agentSystemId, capSystemId, topicSystemId, webhookSystemId, type AgentOutcome, type DeleteCounts } from '../machines/agent.js';
 import type { CapabilityInput } from '../machines/capability.js';
+import { shellSystemId, type ShellInput } from '../machines/shell.js';
 import { nextTicketId } from '../machines/topicQueue.js';
 import { checkAgentRoots, createHome } from '../effects/homePolicy.js';
 import { killAll } from '../effects/processes.js';
@@ -19,7 +20,7 @@ import type { SystemContribution } from './contributions.js';
 import { Inspection } from './inspection.js';
 import { inspectionSnapshot, type InspectionSnapshot } from './inspectionSnapshot.js';
 import { CORE_MACHINES, machineCatalogue, type MachineView } from './machineCatalogue.js';
-import { createTree, warn, type AgentRef, type CapabilityRef, type DaemonActor, type TopicRef, type WebhookRef } from './tree.js';
+import { createTree, warn, type AgentRef, type CapabilityRef, type DaemonActor, type ShellRef, type TopicRef, type WebhookRef } from './tree.js';
 
 export type { Submission, TicketListener } from './commandRun.js';
 
@@ -322,6 +323,24 @@ export class LoomSystem {
     if (existing) return existing;
     this.agent(agentId)?.send({ type: 'webhook.open', fingerprint: storedFingerprint });
     return this.root.system.get(webhookSystemId(agentId)) as WebhookRef | undefined;
+  }
+
+  /** The shell of a bash topic, or undefined when it has none (behaviour.md §8.3). */
+  shell(agentId: string, topic: string): ShellRef | undefined {
+    return this.root.system.get(shellSystemId(agentId, topic)) as ShellRef | undefined;
+  }
+
+  /** The shell of an open bash topic, spawned (a child of the topic) with `input()` when it has none; undefined when the topic is not open. */
+  openShell(agentId: string, topic: string, input: () => ShellInput): ShellRef | undefined {
+    const existing = this.shell(agentId, topic);
+    if (existing) return existing;
+    this.topicActor(agentId, topic)?.send({ type: 'shell.open', input: input() });
+    return this.shell(agentId, topic);
+  }
+
+  /** Every live shell (shutdown). */
+  shells(): ShellRef[] {
+    return Object.entries(this.root.system.getAll() as Record<string, ShellRef>).filter(([id]) => id.startsWith('shell:')).map(([, ref]) => ref);
   }
 
   /** Shutdown (behaviour.md §1.1): feature hooks (end streams), sessions, child process groups, the tree. */

@@ -6,8 +6,10 @@ import type { ExecResult, Ticket } from '../domain/ticket.js';
 import { agentMachine, type DeleteCounts } from '../machines/agent.js';
 import { capabilityLogic } from '../machines/capability.js';
 import { daemonMachine } from '../machines/daemon.js';
+import { shellMachine } from '../machines/shell.js';
 import { topicQueueMachine } from '../machines/topicQueue.js';
 import type { webhookTokenMachine } from '../machines/webhookToken.js';
+import { shellProcessLogic } from './shellProcess.js';
 
 /** The actor of one topic (spec §3 queue plus its session). */
 export type TopicRef = ActorRefFrom<typeof topicQueueMachine>;
@@ -15,6 +17,8 @@ export type TopicRef = ActorRefFrom<typeof topicQueueMachine>;
 export type AgentRef = ActorRefFrom<typeof agentMachine>;
 /** The actor of one live capability. */
 export type CapabilityRef = ActorRefFrom<ReturnType<typeof capabilityLogic>>;
+/** The persistent shell of one bash topic. */
+export type ShellRef = ActorRefFrom<typeof shellMachine>;
 /** The webhook-token actor of one agent. */
 export type WebhookRef = ActorRefFrom<typeof webhookTokenMachine>;
 /** The root of the tree. */
@@ -44,7 +48,9 @@ export function warn(what: string, err: unknown): void {
  */
 export function createTree(effects: TreeEffects): DaemonActor {
   const { clock } = effects;
+  const shell = shellMachine.provide({ actors: { process: shellProcessLogic } });
   const topic = topicQueueMachine.provide({
+    actors: { shell },
     actions: {
       runTicket: ({ self }, { ticket, session }) => {
         // Started after the current transition has been committed, so the command sees its topic executing.
@@ -59,6 +65,7 @@ export function createTree(effects: TreeEffects): DaemonActor {
       disposeSession: (_args, { session }) => {
         void Promise.resolve().then(() => effects.dispose(session)).catch((err: unknown) => warn(`closing session ${session.ref.topic}`, err));
       },
+      reportShellError: ({ context }, { error }) => warn(`shell of ${context.agentId}/${context.ref.topic} failed`, error),
     },
   });
   const reportChildError = (_args: unknown, p: { childId: string; error: unknown }) => warn(`actor ${p.childId} failed`, p.error);

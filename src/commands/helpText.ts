@@ -46,7 +46,7 @@ export const HELP_ENTRIES: Record<string, HelpEntry> = {
   action: { syntax: ['/action.<id> [values] [--field value]'], sentence: 'Same as /act.' },
   set: { syntax: ['/set', '/set {name} = "value"', '/set $NAME = "value"'], sentence: 'Lists the variables in scope, or sets session ({name}) and persistent ($NAME) variables.' },
   unset: { syntax: ['/unset $NAME | {name} …'], sentence: 'Removes variables from the scope /set writes to.' },
-  exec: { syntax: ['/exec [--timeout <s>] <shell text>'], sentence: 'Runs a shell command in a fresh bash, in the agent home.', flags: ['--timeout <s>  1 to 600 seconds (default 120)'] },
+  exec: { syntax: ['/exec [--timeout <s>] <shell text>'], sentence: 'Runs a shell command; bash:<name> topics keep one shell alive (cwd, exports, functions and aliases survive).', flags: ['--timeout <s>  1 to 600 seconds (default 120)'] },
   events: { syntax: ['/events [list] [--all]', '/events.read <id>', '/events.ack <id>', '/events.clear [--all]'], sentence: 'Reads and acknowledges the event inbox.', flags: ['--all  include acked events (list) or delete all events (clear)'] },
   webhook: { syntax: ['/webhook [show|rotate]'], sentence: 'Shows or rotates the local webhook URL of this agent.' },
   topics: { syntax: ['/topics [tab|app|bash|hub]'], sentence: 'Lists the topics of this agent with their state.' },

@@ -47,10 +47,10 @@ const agentHub: HubPage = (ctx) => {
   ];
 };
 
-/** behaviour.md §2.12 `bash` hub: the agent's bash topics and their shells. */
+/** behaviour.md §2.12 `bash` hub: the agent's bash topics and their shells (state, cwd, pid, last command). */
 const bashHub: HubPage = (ctx) => {
   const bash = ctx.services.bash;
-  const rows = ctx.services.topics(ctx.agent.id).filter((t) => t.session.ref.type === 'bash').map((t) => [t.session.ref.topic, bash?.state(t) ?? 'no shell']);
+  const rows = ctx.services.topics(ctx.agent.id).filter((t) => t.session.ref.type === 'bash').map((t) => [t.session.ref.topic, bash?.hubState(t) ?? 'no shell']);
   return [`Bash topics (${rows.length})`, ...columns(rows), 'next: /exec <command> in topic bash:<name>'];
 };
 

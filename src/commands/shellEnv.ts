@@ -34,3 +34,17 @@ export function identityEnv(ctx: CommandContext): Array<[string, string]> {
     ['SVC_PORT', String(ctx.services.info.port())],
   ];
 }
+
+/**
+ * The environment of the persistent shells of `bash:<name>` topics (behaviour.md §8.3): the one-shot
+ * environment plus a quiet, dumb terminal. Beyond the spec's list, PAGER and GIT_PAGER are `cat`
+ * (on a PTY, `git log` or `man` would start `less`, which waits for keys until the time limit), and
+ * an inherited TMOUT is dropped (it would end an idle interactive shell by itself).
+ */
+export function persistentShellEnv(ctx: CommandContext): NodeJS.ProcessEnv {
+  const env = buildEnv([identityEnv(ctx), [
+    ['TERM', 'dumb'], ['PS1', ''], ['PS2', ''], ['PROMPT_COMMAND', ''], ['HISTFILE', '/dev/null'], ['PAGER', 'cat'], ['GIT_PAGER', 'cat'],
+  ]]);
+  delete env.TMOUT;
+  return env;
+}

@@ -2,6 +2,7 @@ import type { EventsPort } from '../domain/events.js';
 import type { AgentRecord, AgentStore, Clock, EnvStore, PackageRegistry } from '../domain/ports.js';
 import type { CommandResult } from '../domain/result.js';
 import type { SessionState } from '../domain/session.js';
+import type { ShellRunOutcome } from '../domain/shell.js';
 import type { HubName } from '../domain/topic.js';
 import type { ActionDoc } from '../sfmd/types.js';
 
@@ -78,10 +79,14 @@ export interface ActionServices {
 
 /** What the persistent-shell feature provides (bash topics, behaviour.md §8.3). */
 export interface BashServices {
-  /** State text of a bash topic (`shell alive · cwd <dir>` or `no shell`). */
+  /** State text of a bash topic for /topics (`shell alive · cwd <dir>` or `no shell`, behaviour.md §2.11). */
   state(t: TopicStatus): string;
+  /** The bash hub's text for a topic (§2.12): the state text with the pid and the last command. */
+  hubState(t: TopicStatus): string;
   /** End the shell of a bash topic (/close); true when one was running. */
   closeShell(ctx: CommandContext): boolean | Promise<boolean>;
+  /** Run shell text in the topic's persistent shell, starting one with `env()` when it has none (built only then). */
+  run(ctx: CommandContext, req: { text: string; timeoutMs: number; env: () => NodeJS.ProcessEnv }): Promise<ShellRunOutcome>;
 }
 
 /** The feature-provided members of Services, each typed (features fill them at start-up). */

@@ -13,20 +13,16 @@ export const TOPIC_DESCRIPTION =
 export const CMD_DESCRIPTION =
   'One slash command, e.g. /help, /open ./notes.md, /act.search --q "rust", /exec ls -la. Lines after the first are the command\'s body.';
 
-/**
- * behaviour.md §10.1: the tool description that teaches an agent how to start. Two lines differ from
- * the exact text until persistent shells are built (issue 15): the topic line says nothing of a
- * shell, and bash:NAME says each call runs in a fresh shell (hints never promise what is not built).
- */
+/** behaviour.md §10.1: the tool description that teaches an agent how to start (exact text). */
 export const TOOL_DESCRIPTION = [
   'Run one Loom command in a topic and get its text result. Loom is your local workspace runtime:',
   'you read Markdown documents, call the actions they declare (HTTP calls or local commands), edit',
   'files, run shell commands and read your event inbox — all through slash commands.',
   '',
-  'topic: the session to use. Each topic keeps its own open document, history and variables.',
+  'topic: the session to use. Each topic keeps its own open document, history, variables and shell.',
   '  main, notes, …        free tabs',
   '  app:NAME[:CONFIG]     an installed app; CONFIG keeps a separate set of settings',
-  '  bash:NAME             a topic for /exec; each call runs in a fresh shell',
+  '  bash:NAME             a persistent shell: cwd and exports survive between /exec calls',
   '  app tool bash event system agent   hubs (overview pages; event = your inbox)',
   "cmd: one slash command. Text after the first line is the command's body (used by /write,",
   '  /append, /replace, /set and multi-line /exec scripts).',

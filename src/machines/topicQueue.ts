@@ -1,9 +1,10 @@
-import { assign, emit, enqueueActions, setup, type ParameterizedObject } from 'xstate';
+import { assign, emit, enqueueActions, setup, stopChild, type AnyActorRef, type ParameterizedObject } from 'xstate';
 import { commandOutput } from '../domain/output.js';
 import { fail } from '../domain/result.js';
 import { newSession, sessionMeta, type SessionState } from '../domain/session.js';
 import type { CommandEvent, ExecResult, QueueLimits, RefusalReason, Ticket } from '../domain/ticket.js';
 import type { TopicRef } from '../domain/topic.js';
+import { SHELL_CHILD_ID, shellMachine, shellSystemId, type ShellInput } from './shell.js';
 
 /**
  * A topic (spec §2 Topic) and its command queue, spec §3:
@@ -25,6 +26,10 @@ import type { TopicRef } from '../domain/topic.js';
  * starting a command is the provided action `runTicket`; the command's result comes back as the
  * event `command.done`; ending a session's resources is `disposeSession`. Its outputs are the
  * emitted `command.*` events of domain/ticket.ts.
+ *
+ * A `bash:<name>` topic owns its persistent shell as the child `shell` (machines/shell.ts), spawned
+ * on `shell.open` (the first /exec). The shell belongs to the session: a renewed session closes it,
+ * a closed topic stops it, and a shell that ended leaves the tree (the next /exec spawns a new one).
  */
 
 export interface TopicInput {
@@ -54,7 +59,11 @@ export type TopicQueueEvent =
   | { type: 'command.expire'; ticketId: string }
   | { type: 'command.done'; ticketId: string; result: ExecResult; at: number }
   | { type: 'session.close'; at: number }
-  | { type: 'agent.delete'; at: number };
+  | { type: 'agent.delete'; at: number }
+  | { type: 'shell.open'; input: ShellInput }
+  // The shell child ended or failed (XState's own events).
+  | { type: `xstate.done.actor.${typeof SHELL_CHILD_ID}` }
+  | { type: `xstate.error.actor.${typeof SHELL_CHILD_ID}`; error: unknown };
 
 /** Delayed-event id of a waiting ticket's expiry. */
 export const expiryId = (ticketId: string): string => `expire:${ticketId}`;
@@ -64,11 +73,14 @@ export const nextTicketId = (context: Pick<TopicQueueContext, 'issued'>): string
 
 type Ctx = TopicQueueContext;
 
+const hasShell = (self: AnyActorRef): boolean => Object.hasOwn((self.getSnapshot() as { children: Record<string, AnyActorRef> }).children, SHELL_CHILD_ID);
+
 /** The named actions the helper actions below enqueue (typed by hand: `extend` cannot see its own siblings). */
 type NamedAction =
   | { type: 'runTicket'; params: { ticket: Ticket; session: SessionState } }
   | { type: 'disposeSession'; params: { session: SessionState } }
-  | { type: 'start'; params: { ticket: Ticket; at: number } };
+  | { type: 'start'; params: { ticket: Ticket; at: number } }
+  | { type: 'reportShellError'; params: { error: unknown } };
 
 /** `enqueueActions` typed for this machine, with params `P`. */
 const enqueueTyped = <P extends ParameterizedObject['params']>(
@@ -97,7 +109,10 @@ export const topicQueueMachine = setup({
     input: {} as TopicInput,
     emitted: {} as CommandEvent,
   },
+  actors: { shell: shellMachine },
   actions: {
+    /** The shell actor failed (a bug below): say so; it is stopped and the next /exec starts a new one. */
+    reportShellError: (_args, _params: { error: unknown }) => {},
     /** Start the command of `ticket` in `session`; its result comes back as `command.done`. */
     runTicket: (_args, _params: { ticket: Ticket; session: SessionState }) => {},
     /** End a session's resources: abort what runs in it, run its disposers. */
@@ -120,7 +135,9 @@ export const topicQueueMachine = setup({
       enqueue({ type: 'start', params: { ticket: next, at: p.at } });
     }),
     /** Replace the session (behaviour.md §1.3): later commands run on a fresh, empty one. */
-    renewSession: enqueueTyped<{ at: number }>(({ enqueue, context }, p) => {
+    renewSession: enqueueTyped<{ at: number }>(({ enqueue, context, self }, p) => {
+      // The shell is session state (behaviour.md §1.3): it ends with the session.
+      if (hasShell(self)) enqueue.sendTo(SHELL_CHILD_ID, { type: 'shell.close' });
       enqueue({ type: 'disposeSession', params: { session: context.session } });
       enqueue.assign({ session: newSession(context.agentId, context.ref, p.at) });
     }),
@@ -154,6 +171,13 @@ export const topicQueueMachine = setup({
   initial: 'idle',
   on: {
     'agent.delete': { target: '.closed', actions: { type: 'answerAll', params: ({ event }) => ({ at: event.at }) } },
+    'shell.open': {
+      actions: enqueueActions(({ enqueue, event, context, self }) => {
+        if (!hasShell(self)) enqueue.spawnChild('shell', { id: SHELL_CHILD_ID, systemId: shellSystemId(context.agentId, context.ref.topic), input: event.input });
+      }),
+    },
+    'xstate.done.actor.shell': { actions: stopChild(SHELL_CHILD_ID) },
+    'xstate.error.actor.shell': { actions: [{ type: 'reportShellError', params: ({ event }) => ({ error: event.error }) }, stopChild(SHELL_CHILD_ID)] },
   },
   states: {
     idle: {

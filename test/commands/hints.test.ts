@@ -99,16 +99,15 @@ describe('hint checker (issue 19 point 11)', () => {
     expect(await unresolved(texts)).toEqual([]);
   });
 
-  it('while bash topics do not keep their shell, no hint promises a persistent shell', async () => {
+  it('every hint that promises a persistent shell is true: cwd and exports survive between /exec calls of a bash topic', async () => {
+    const texts = [TOOL_DESCRIPTION, (await b.run('main', '/help exec')).body];
+    // The promises are made (issue 15 restored them) …
+    expect(texts.filter((t) => /persistent shell|survive|keeps? (one|its own|a) shell/i.test(t))).toHaveLength(2);
+    // … and kept.
     await b.run('bash:hints', '/exec cd /tmp && export LOOM_HINT_PROBE=kept');
-    const after = (await b.run('bash:hints', '/exec pwd; echo "v=$LOOM_HINT_PROBE"')).body;
-    if (after.endsWith('/tmp\nv=kept')) return; // persistent shells are built: the promise is true
-    const texts = [TOOL_DESCRIPTION, (await b.run('main', '/help')).body, ...Object.keys(HELP_ENTRIES).map((w) => `/help ${w}`)];
-    const shown = [];
-    for (const t of texts) shown.push(t.startsWith('/help ') ? (await b.run('main', t)).body : t);
-    for (const hub of HUB_NAMES) shown.push((await b.run(hub, '/open')).body);
-    shown.push((await b.run('bash:hints', '/topics')).body);
-    const promises = shown.filter((t) => /persistent shell|survive|keeps? (one|its own|a) shell|shell alive/i.test(t));
-    expect(promises).toEqual([]);
+    expect((await b.run('bash:hints', '/exec pwd; echo "v=$LOOM_HINT_PROBE"')).body).toBe('exit: 0 | cwd: /tmp\n---\n/tmp\nv=kept');
+    // Tab topics stay one-shot: /help exec says only bash:<name> topics keep a shell.
+    await b.run('main', '/exec cd /tmp && export LOOM_HINT_PROBE=kept');
+    expect((await b.run('main', '/exec echo "v=${LOOM_HINT_PROBE:-}"')).body).toBe('exit: 0 | cwd: ~\n---\nv=');
   });
 });

@@ -85,9 +85,18 @@ describe('behaviour.md §2.3 /refresh outside a hub', () => {
 
 describe('behaviour.md §2.12 bash hub', () => {
   it('when /open runs in the bash topic, then the agent\'s bash topics are listed with their shell state', async () => {
-    await b.run('bash:build', '/exec true');
+    await b.run('bash:build', '/exec cd /tmp && true');
+    await b.run('bash:idle', '/info');
     const r = await b.run('bash', '/open');
     expect(r).toMatchObject({ ok: true, code: null });
-    expect(r.body).toBe(page('Bash hub', ['Bash topics (1)', '  bash:build  no shell', 'next: /exec <command> in topic bash:<name>']));
+    const pid = (await b.run('bash:build', '/exec echo $$')).body.split('\n').pop();
+    const again = await b.run('bash', '/open');
+    expect(again.body).toBe(page('Bash hub', [
+      'Bash topics (2)',
+      `  bash:build  shell alive · cwd /tmp · pid ${pid} · last: echo $$`,
+      '  bash:idle   no shell',
+      'next: /exec <command> in topic bash:<name>',
+    ]));
+    expect(r.body).toContain(`  bash:build  shell alive · cwd /tmp · pid ${pid} · last: cd /tmp && true\n`);
   });
 });

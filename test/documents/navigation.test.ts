@@ -89,16 +89,15 @@ describe('/close (behaviour.md §2.3)', () => {
     expect((await d.run(topic, '/back')).code).toBe('INVALID_TARGET');
     expect((await d.run(topic, '/close')).body).toBe('ERROR(INVALID_TARGET): No document open.');
   });
-  it('when a bash topic closes and the shell feature ends its shell, then the output says so', async () => {
-    const { services } = d.app.c.system;
-    services.bash = { state: () => 'no shell', closeShell: () => true };
-    try {
-      expect((await d.run('bash:b1', '/close')).body).toBe('Shell of bash:b1 ended');
-      await d.run('bash:b1', '/open ~/a.md');
-      expect((await d.run('bash:b1', '/close')).body).toBe('Closed ~/a.md; shell ended');
-    } finally {
-      delete services.bash;
-    }
+  it('when a bash topic closes, then its shell ends and the output says so (behaviour.md §2.3)', async () => {
+    expect((await d.run('bash:b1', '/close')).body).toBe('ERROR(INVALID_TARGET): No document open.');
+    await d.run('bash:b1', '/exec true');
+    expect((await d.run('bash:b1', '/close')).body).toBe('Shell of bash:b1 ended');
+    expect((await d.run('bash:b1', '/topics bash')).body).toContain('bash:b1  bash  no shell');
+    await d.run('bash:b1', '/exec true');
+    await d.run('bash:b1', '/open ~/a.md');
+    expect((await d.run('bash:b1', '/close')).body).toBe('Closed ~/a.md; shell ended');
+    expect((await d.run('bash:b1', '/close')).body).toBe('ERROR(INVALID_TARGET): No document open.');
   });
 });
 

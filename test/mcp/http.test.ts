@@ -9,10 +9,10 @@ const DESCRIPTION = `Run one Loom command in a topic and get its text result. Lo
 you read Markdown documents, call the actions they declare (HTTP calls or local commands), edit
 files, run shell commands and read your event inbox — all through slash commands.
 
-topic: the session to use. Each topic keeps its own open document, history and variables.
+topic: the session to use. Each topic keeps its own open document, history, variables and shell.
   main, notes, …        free tabs
   app:NAME[:CONFIG]     an installed app; CONFIG keeps a separate set of settings
-  bash:NAME             a topic for /exec; each call runs in a fresh shell
+  bash:NAME             a persistent shell: cwd and exports survive between /exec calls
   app tool bash event system agent   hubs (overview pages; event = your inbox)
 cmd: one slash command. Text after the first line is the command's body (used by /write,
   /append, /replace, /set and multi-line /exec scripts).

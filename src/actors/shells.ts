@@ -1,0 +1,88 @@
+import type { BashServices, CommandContext, TopicStatus } from '../commands/types.js';
+import { displayPath } from '../commands/format.js';
+import type { ShellRunOutcome, ShellStateName, ShellView } from '../domain/shell.js';
+import { endAllShells } from '../effects/shellProcess.js';
+import type { ShellContext } from '../machines/shell.js';
+import type { LoomSystem } from './system.js';
+import type { ShellRef } from './tree.js';
+
+/** The public view of a shell actor (domain/shell.ts ShellView). */
+export function shellView(ref: ShellRef): ShellView {
+  const snap = ref.getSnapshot();
+  const c: ShellContext = snap.context;
+  return { state: snap.value as ShellStateName, pid: c.pid, cwd: c.cwd, transport: c.transport, lastCommand: c.lastCommand };
+}
+
+/**
+ * The persistent shells of `bash:<name>` topics as commands reach them (behaviour.md §8.3): run a
+ * command in the topic's shell (spawned on first use), end it (/close), and the state texts of
+ * /topics (§2.11) and the bash hub (§2.12). The shells themselves are actors of the tree
+ * (`shell:<agent>/<topic>`, children of their topics).
+ */
+export class BashShells implements BashServices {
+  private runs = 0;
+
+  constructor(private readonly system: LoomSystem) {}
+
+  private view(t: TopicStatus): ShellView | null {
+    const ref = this.system.shell(t.session.agentId, t.session.ref.topic);
+    return ref && ref.getSnapshot().status === 'active' ? shellView(ref) : null;
+  }
+
+  private home(agentId: string): string {
+    return this.system.agentHome(agentId) ?? '';
+  }
+
+  state(t: TopicStatus): string {
+    const v = this.view(t);
+    if (!v || v.state === 'ended') return 'no shell';
+    const alive = v.transport === 'pipe' ? 'shell alive (pipes, no PTY)' : v.state === 'starting' ? 'shell starting' : 'shell alive';
+    return `${alive} · cwd ${displayPath(v.cwd, this.home(t.session.agentId))}`;
+  }
+
+  hubState(t: TopicStatus): string {
+    const v = this.view(t);
+    if (!v || v.state === 'ended') return 'no shell';
+    const parts = [this.state(t)];
+    if (v.pid !== null) parts.push(`pid ${v.pid}`);
+    if (v.state === 'running' || v.state === 'interrupting') parts.push(v.state);
+    if (v.lastCommand !== null) parts.push(`last: ${v.lastCommand}`);
+    return parts.join(' · ');
+  }
+
+  closeShell(ctx: CommandContext): boolean {
+    const ref = this.system.shell(ctx.session.agentId, ctx.session.ref.topic);
+    if (!ref || ref.getSnapshot().status !== 'active') return false;
+    ref.send({ type: 'shell.close' });
+    return true;
+  }
+
+  run(ctx: CommandContext, req: { text: string; timeoutMs: number; env: () => NodeJS.ProcessEnv }): Promise<ShellRunOutcome> {
+    const { agentId, ref: topicRef } = ctx.session;
+    if (ctx.signal.aborted) return Promise.resolve({ kind: 'closed' });
+    const shell = this.system.openShell(agentId, topicRef.topic, () => ({ agentId, topic: topicRef.topic, home: ctx.agent.home, env: req.env() }));
+    if (!shell) return Promise.resolve({ kind: 'closed' });
+    const runId = `r${++this.runs}`;
+    return new Promise((resolve) => {
+      let settled = false;
+      const settle = (outcome: ShellRunOutcome) => {
+        if (settled) return;
+        settled = true;
+        sub.unsubscribe();
+        ctx.signal.removeEventListener('abort', onAbort);
+        resolve(outcome);
+      };
+      // The session ended (DELETE /sessions, agent deletion): the topic closes the shell; answer now.
+      const onAbort = () => settle({ kind: 'closed' });
+      const sub = shell.on('shell.finished', (ev) => { if (ev.runId === runId) settle(ev.outcome); });
+      ctx.signal.addEventListener('abort', onAbort, { once: true });
+      shell.send({ type: 'shell.run', runId, text: req.text, timeoutMs: req.timeoutMs });
+    });
+  }
+
+  /** Daemon shutdown: close every shell, then wait until their process groups are gone (SIGKILL after 2 s). */
+  async shutdown(): Promise<void> {
+    for (const ref of this.system.shells()) ref.send({ type: 'shell.close' });
+    await endAllShells();
+  }
+}

@@ -1,0 +1,128 @@
+import { spawn } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { constants } from 'node:os';
+import type { IPty } from 'node-pty';
+import { errorMessage } from '../domain/errors.js';
+
+/**
+ * The byte channel of a persistent shell (behaviour.md §8.3): `/bin/bash --noprofile --norc` on a
+ * 200×50 PTY (node-pty), or, when no PTY can be opened, the same bash on pipes (`-i`, so it stays
+ * interactive: aliases, SIGINT handling). The shell is a session leader either way, so its pid is
+ * its process group and the whole group can be signalled.
+ */
+
+/** How a shell is connected. */
+export type TransportKind = 'pty' | 'pipe';
+
+/** A started shell's channel: raw bytes out, text in, its exit. */
+export interface ShellTransport {
+  readonly kind: TransportKind;
+  readonly pid: number;
+  write(data: string): void;
+  /** SIGINT to what runs in the foreground: ^C on a PTY, a signal to the group on pipes. */
+  interrupt(): void;
+  onData(listener: (chunk: Buffer) => void): void;
+  /** Called once: exit status, or 128 + signal. */
+  onExit(listener: (code: number) => void): void;
+}
+
+/** behaviour.md §8.3: the PTY size. */
+export const PTY_COLS = 200;
+export const PTY_ROWS = 50;
+
+const requireHere = createRequire(import.meta.url);
+
+type PtyModule = typeof import('node-pty');
+let ptyModule: PtyModule | null | undefined;
+
+/** node-pty, loaded on the first shell (not at start: most daemons never open one); null when unavailable or disabled by LOOM_PTY=0. */
+function loadPty(): PtyModule | null {
+  if (ptyModule !== undefined) return ptyModule;
+  if (process.env.LOOM_PTY === '0') return (ptyModule = null);
+  try {
+    ptyModule = requireHere('node-pty') as PtyModule;
+  } catch (err) {
+    process.emitWarning(`node-pty is not available, bash topics use pipes: ${errorMessage(err)}`);
+    ptyModule = null;
+  }
+  return ptyModule;
+}
+
+let fdModule: { cloexec(fd: number): void } | null | undefined;
+
+/** Mark a descriptor close-on-exec with the native helper (native/fd.cc); false when it is not built. */
+function setCloexec(fd: number): boolean {
+  if (fdModule === undefined) {
+    try {
+      fdModule = requireHere('../../build/Release/loom_fd.node') as { cloexec(fd: number): void };
+    } catch {
+      fdModule = null;
+    }
+  }
+  if (!fdModule) return false;
+  fdModule.cloexec(fd);
+  return true;
+}
+
+/** True when a PTY library is loaded or loadable (for /describe; loads it). */
+export function ptyAvailable(): boolean {
+  return loadPty() !== null;
+}
+
+const SHELL = '/bin/bash';
+const PTY_ARGS = ['--noprofile', '--norc'];
+/** Interactive on pipes too: without `-i` bash would not expand aliases and would die on SIGINT. */
+const PIPE_ARGS = ['--noprofile', '--norc', '-i'];
+
+function ptyTransport(pty: PtyModule, cwd: string, env: NodeJS.ProcessEnv): ShellTransport {
+  const p: IPty = pty.spawn(SHELL, PTY_ARGS, { name: env.TERM ?? 'dumb', cols: PTY_COLS, rows: PTY_ROWS, cwd, env, encoding: null });
+  // forkpty leaves the master inheritable (see native/fd.cc): no other child may hold it.
+  const fd = (p as unknown as { _fd?: unknown })._fd;
+  if (typeof fd === 'number') setCloexec(fd);
+  return {
+    kind: 'pty',
+    pid: p.pid,
+    write: (data) => p.write(data),
+    interrupt: () => p.write('\x03'),
+    // With `encoding: null` node-pty hands out Buffers; its typings say string.
+    onData: (listener) => { p.onData((d) => listener(d as unknown as Buffer)); },
+    onExit: (listener) => { p.onExit(({ exitCode, signal }) => listener(signal ? 128 + signal : exitCode)); },
+  };
+}
+
+function pipeTransport(cwd: string, env: NodeJS.ProcessEnv): ShellTransport {
+  const child = spawn(SHELL, PIPE_ARGS, { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+  // A failed start is also an `error` event; unheard, it would throw out of the event loop.
+  child.on('error', () => undefined);
+  if (child.pid === undefined) throw new Error(`cannot start ${SHELL} in ${cwd}`);
+  const pid = child.pid;
+  // Until the shell runs `exec 2>&1` (its first input), stderr carries only its start-up notes.
+  child.stderr.resume();
+  child.stdin.on('error', () => undefined);
+  return {
+    kind: 'pipe',
+    pid,
+    write: (data) => { if (child.stdin.writable) child.stdin.write(data); },
+    interrupt: () => {
+      try { process.kill(-pid, 'SIGINT'); } catch { /* the group is gone: the exit is reported */ }
+    },
+    onData: (listener) => { child.stdout.on('data', listener); },
+    onExit: (listener) => { child.once('exit', (code, sig) => listener(code ?? 128 + (sig ? constants.signals[sig] ?? 0 : 0))); },
+  };
+}
+
+/**
+ * Start `/bin/bash --noprofile --norc` in `cwd` with `env`: on a PTY when one can be opened, else on
+ * pipes (behaviour.md §8.3, beyond spec; `pipes` forces them). Throws when neither starts.
+ */
+export function startTransport(cwd: string, env: NodeJS.ProcessEnv, opts: { pipes?: boolean } = {}): ShellTransport {
+  const pty = opts.pipes ? null : loadPty();
+  if (pty) {
+    try {
+      return ptyTransport(pty, cwd, env);
+    } catch (err) {
+      process.emitWarning(`cannot open a PTY, this shell uses pipes: ${errorMessage(err)}`);
+    }
+  }
+  return pipeTransport(cwd, env);
+}
