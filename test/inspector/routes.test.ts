@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { topicQueueMachine } from '../../src/machines/topicQueue.js';
+import { shellMachine } from '../../src/machines/shell.js';
 import { call, raw, startApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
@@ -122,11 +123,27 @@ describe('GET /inspect/state (behaviour.md §13.2)', () => {
   });
 });
 
+describe('GET /inspect/state: shells (behaviour.md §13.2)', () => {
+  it('when a bash topic has a shell, then its topic shows state, pid and cwd; a tab topic shows null', async () => {
+    await call(t.base, 'POST', '/agents', { body: { agent_id: 'sam' } });
+    const c = t.client('sam');
+    await c.exec('bash:b', '/exec cd /tmp');
+    const pid = Number((await c.exec('bash:b', '/exec echo $$')).body?.split('\n').pop());
+    await c.exec('main', '/info');
+    const r = await call(t.base, 'GET', '/inspect/state');
+    const sam = r.body.agents.find((a: { agent_id: string }) => a.agent_id === 'sam');
+    const topic = (name: string) => sam.topics.find((x: { topic: string }) => x.topic === name);
+    expect(topic('bash:b').shell).toEqual({ state: 'ready', pid, cwd: '/tmp' });
+    expect(topic('main').shell).toBeNull();
+  });
+});
+
 describe('GET /inspect/machines (behaviour.md §13.1)', () => {
   it('lists every machine of the tree with the states and transitions of its definition', async () => {
     const r = await call(t.base, 'GET', '/inspect/machines');
     expect(r.status).toBe(200);
-    expect(Object.keys(r.body).sort()).toEqual(['agent', 'capability', 'topicQueue', 'webhookToken']);
+    // `shell` comes from the bash feature (issue 15); `install` joins when issue 14 lands.
+    expect(Object.keys(r.body).sort()).toEqual(['agent', 'capability', 'shell', 'topicQueue', 'webhookToken']);
     const q = r.body.topicQueue;
     // Read from the definition: the same states the machine declares, no hand-kept list.
     expect(q.states.map((s: { id: string }) => s.id)).toEqual(Object.keys(topicQueueMachine.root.states));
@@ -144,5 +161,12 @@ describe('GET /inspect/machines (behaviour.md §13.1)', () => {
     ]));
     expect(r.body.webhookToken.transitions).toEqual(expect.arrayContaining([{ source: 'restore', targets: ['exists'], event: 'always', guard: 'hasToken' }]));
     expect(r.body.agent.states.map((s: { id: string }) => s.id)).toEqual(['active', 'deleting', 'deleted']);
+    expect(r.body.shell.states.map((s: { id: string }) => s.id)).toEqual(Object.keys(shellMachine.root.states));
+    expect(r.body.shell.initial).toBe('starting');
+    expect(r.body.shell.transitions).toEqual(expect.arrayContaining([
+      { source: 'ready', targets: ['running'], event: 'shell.run', guard: null },
+      { source: 'running', targets: ['interrupting'], event: 'after execTimeout', guard: null },
+      { source: null, targets: ['ended'], event: 'shell.close', guard: null },
+    ]));
   });
 });
