@@ -58,7 +58,9 @@ function topicCard(t, ctx) {
   }
   card.dataset.state = t.state;
   card.classList.toggle('selected', actor === ctx.selected);
-  const shell = t.shell ? h('p', { class: 'shell' }, `shell ${t.shell.state ?? ''}`, t.shell.pid ? ` · pid ${t.shell.pid}` : '', t.shell.cwd ? ` · ${t.shell.cwd}` : '') : null;
+  // A live shell is its own actor (shell:<agent>/<topic>): selecting it draws the shell machine.
+  const shellAttrs = t.shell && t.shell.state !== 'none' ? selectable(`shell:${key}`, ctx.selected) : {};
+  const shell = t.shell ? h('p', { ...shellAttrs, class: `shell${shellAttrs.class ? ' selected' : ''}` }, `shell ${t.shell.state ?? ''}`, t.shell.pid ? ` · pid ${t.shell.pid}` : '', t.shell.cwd ? ` · ${t.shell.cwd}` : '') : null;
   const doc = t.doc ? h('p', { class: 'doc' }, 'doc ', h('span', {}, t.doc.title ?? t.doc.uri), t.doc.current_block ? ` ${t.doc.current_block}` : '') : null;
   return fill(card,
     h('header', {}, h('span', { class: 'name' }, t.topic), ' ', h('span', { class: 'type' }, t.type ?? ''),
