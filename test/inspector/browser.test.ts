@@ -89,6 +89,15 @@ describe('the inspector page in chromium (behaviour.md §13.5)', () => {
     ]);
     expect(await page.locator('#timeline li').count()).toBeGreaterThanOrEqual(2);
     await page.screenshot({ path: join(ARTIFACTS, 'inspector-idle.png'), fullPage: true });
+
+    // A bash topic's persistent shell: its line shows state and cwd, and selecting it draws the shell machine.
+    await c.exec('bash:sh', '/exec cd /tmp');
+    const shell = card('bash:sh').locator('p.shell');
+    await shell.filter({ hasText: '/tmp' }).waitFor();
+    expect(await shell.textContent()).toMatch(/^shell ready · pid \d+ · \/tmp$/);
+    await shell.click();
+    await page.waitForSelector('#diagram svg[data-machine="shell"] g.node.current[data-state="ready"]');
+    expect(await page.locator('#detail-title').textContent()).toBe('shell leo/bash:sh');
     expect(errors).toEqual([]);
   }, 90000);
 
