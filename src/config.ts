@@ -9,6 +9,8 @@ export interface DaemonConfig {
   label: string;
   allowedOrigins: string[];
   wire: 'agent' | 'user';
+  /** Base URL of the GitHub REST API for GitHub-style installs (SVC_GITHUB_API, behaviour.md §7.3). */
+  githubApi: string;
 }
 
 /** A configuration error: the process exits 2 with this message on stderr. */
@@ -25,6 +27,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { portOverride?: string
   }
   const role = env.SVC_ROLE ?? 'agent-host';
   if (!/^[a-z][a-z0-9-]{0,31}$/.test(role)) throw new ConfigError(`loom: invalid SVC_ROLE "${role}"`);
+  const githubApi = env.SVC_GITHUB_API && env.SVC_GITHUB_API !== '' ? env.SVC_GITHUB_API : 'https://api.github.com';
+  if (!/^https?:\/\/[^/?#]+(\/[^?#]*)?$/.test(githubApi)) throw new ConfigError(`loom: invalid SVC_GITHUB_API "${githubApi}"`);
   return {
     port,
     dataDir: env.SVC_DATA_DIR && env.SVC_DATA_DIR !== '' ? env.SVC_DATA_DIR : join(homedir(), '.loom'),
@@ -32,5 +36,6 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { portOverride?: string
     label: env.SVC_LABEL ?? 'loom',
     allowedOrigins: (env.SVC_ALLOWED_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     wire,
+    githubApi,
   };
 }

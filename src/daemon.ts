@@ -11,6 +11,7 @@ import { createApp } from './http/app.js';
 import { upgradeListener } from './http/upgrade.js';
 import type { AppContext } from './http/context.js';
 import { LowAgentStore } from './stores/agentStore.js';
+import { removeLeftoverTemps } from './stores/leftovers.js';
 import { FileEnvStore } from './stores/envStore.js';
 import { EmptyPackageRegistry } from './stores/packages.js';
 import { VERSION } from './version.js';
@@ -39,13 +40,15 @@ export type RequestLogOption = false | { echo?: (entry: RequestLogEntry) => void
  */
 export async function compose(config: DaemonConfig, opts: { clock?: Clock; memory?: boolean; onShutdown?: () => void; queue?: { max: number; waitMs: number }; requestLog?: RequestLogOption } = {}): Promise<Composition> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  // Temp files of writes a crash interrupted (issue 12, defect 10), before anything is written.
+  removeLeftoverTemps(config.dataDir);
   let port = config.port;
   const clock = opts.clock ?? systemClock;
   const info: DaemonInfo = { version: VERSION, role: config.role, label: config.label, wire: config.wire, startedAt: clock.now(), port: () => port, dataDir: config.dataDir };
   const agents = opts.memory ? LowAgentStore.memory() : await LowAgentStore.open(config.dataDir);
   const registry = buildRegistry();
   const system = new LoomSystem({ info, clock, agents, env: new FileEnvStore(config.dataDir), packages: new EmptyPackageRegistry(), registry, queue: opts.queue });
-  const { routes, fastPaths, upgrades } = await installFeatures({ system, info, clock, agents, allowedOrigins: config.allowedOrigins });
+  const { routes, fastPaths, upgrades } = await installFeatures({ system, info, clock, agents, allowedOrigins: config.allowedOrigins, githubApi: config.githubApi });
   const ctx: AppContext = { system, allowedOrigins: config.allowedOrigins, onShutdown: opts.onShutdown ?? (() => undefined), fastPaths, upgrades };
   const app = createApp(ctx, routes);
   const log = opts.requestLog ?? {};

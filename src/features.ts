@@ -4,6 +4,7 @@ import { capabilitiesFeature } from './features/capabilities.js';
 import { documentsFeature } from './features/documents.js';
 import { eventsFeature } from './features/events.js';
 import { inspectorFeature } from './features/inspector.js';
+import { installFeature } from './features/install.js';
 import { mcpFeature } from './features/mcp.js';
 import type { Feature, FeatureHost } from './features/types.js';
 import type { RouteModule } from './http/app.js';
@@ -17,6 +18,7 @@ export const features: Feature[] = [
   actionsFeature,
   eventsFeature,
   capabilitiesFeature,
+  installFeature,
   bashFeature,
   inspectorFeature,
 ];

@@ -18,7 +18,7 @@ export async function runTicket(deps: { agents: AgentStore; registry: CommandReg
   if (!agent) return wrap(fail('CONFLICT', `Agent ${session.agentId} was deleted while this command waited`));
   try {
     const p = parseCommand(ticket.cmd);
-    return wrap(await deps.registry.run({ agent, session, services: deps.services, signal: sessionSignal(session), ...p }));
+    return wrap(await deps.registry.run({ agent, session, services: deps.services, signal: sessionSignal(session), requestId: ticket.requestId, ...p }));
   } catch (err) {
     return wrap(fail('INTERNAL_ERROR', `Internal error: ${errorMessage(err)}`));
   }

@@ -3,6 +3,7 @@ import type { Command, CommandFallback, FeatureServices, HubPage } from '../comm
 import type { AgentInput } from '../domain/agentInput.js';
 import type { AgentRecord } from '../domain/ports.js';
 import type { HubName } from '../domain/topic.js';
+import type { InstallEffects } from './tree.js';
 
 /** A feature's part in POST /agents (capability pairing, webhook creation). */
 export interface RegistrationExtension {
@@ -45,6 +46,8 @@ export interface SystemContribution {
   inspectAgent?(agentId: string): Record<string, unknown>;
   /** Machines of the feature's actors, for GET /inspect/machines (install, shell). */
   machines?: AnyStateMachine[];
+  /** The work of install actors (the install feature's; spec §3 Package install). */
+  installer?: InstallEffects;
   /** Daemon shutdown (behaviour.md §1.1): end streams, close logs. */
   onShutdown?(): void | Promise<void>;
 }

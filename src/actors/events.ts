@@ -1,4 +1,4 @@
-import type { AckOutcome, EventListing, EventRecord, EventStatus, EventsPort } from '../domain/events.js';
+import type { AckOutcome, EventHead, EventListing, EventRecord, EventStatus, EventsPort } from '../domain/events.js';
 import type { AgentStore } from '../domain/ports.js';
 import { nextEventState } from '../machines/event.js';
 import type { InboxPort } from '../domain/events.js';
@@ -46,8 +46,8 @@ export class EventsService implements EventsPort {
    * events `/events.ack` moves (pending → acked); the others are already acked and stay so.
    */
   async ack(agentId: string, ids: string[] | 'all'): Promise<AckOutcome> {
-    const moves = (e: EventRecord) => nextEventState(e.status, 'events.ack') !== e.status;
-    let found: EventRecord[];
+    const moves = (e: EventHead) => nextEventState(e.status, 'events.ack') !== e.status;
+    let found: EventHead[];
     if (ids === 'all') {
       found = this.inbox.all(agentId).filter(moves);
     } else {

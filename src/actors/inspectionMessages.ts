@@ -17,7 +17,10 @@ export type InspectorMessage =
     type: 'command'; phase: 'queued' | 'started' | 'refused' | 'finished'; agent_id: string; topic: string; ticket: string;
     cmd: string; via: string; ok?: boolean; code?: string | null; duration_ms?: number; at: string;
   }
-  | ({ type: 'install'; actor: string; state: unknown; at: string } & Record<string, unknown>);
+  | {
+    type: 'install'; actor: string; agent_id: string; install_id: string; name: string | null; source: string;
+    state: unknown; files_done: number; files_total: number; bytes: number; at: string;
+  };
 
 /** One live actor of the registry, redacted. */
 export interface LiveActor {
@@ -48,21 +51,6 @@ export function ticketView(t: Ticket, now: number, waitMs?: number): Record<stri
   const base = { ticket: t.id, cmd: redactCommand(t.cmd), request_id: t.requestId, via: t.via };
   if (t.startedAt !== null) return { ...base, started_at: iso(t.startedAt), elapsed_ms: now - t.startedAt };
   return { ...base, queued_at: iso(t.queuedAt), waited_ms: now - t.queuedAt, ...(waitMs !== undefined ? { expires_in_ms: Math.max(0, t.queuedAt + waitMs - now) } : {}) };
-}
-
-/**
- * The public fields of an install (behaviour.md §13.2 `installs`), as context field → wire name.
- * The install machine (issue 14) keeps these names in its context; nothing else of it (environment,
- * output, tokens) ever leaves.
- */
-const INSTALL_FIELDS: ReadonlyArray<[string, string]> = [
-  ['installId', 'install_id'], ['name', 'name'], ['source', 'source'], ['filesDone', 'files_done'], ['filesTotal', 'files_total'], ['bytes', 'bytes'],
-];
-
-function pick(c: Record<string, unknown> | undefined, fields: ReadonlyArray<[string, string]>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [from, to] of fields) if (c && Object.hasOwn(c, from)) out[to] = c[from];
-  return out;
 }
 
 /**
@@ -98,11 +86,12 @@ function detailOf(machine: string, context: unknown, now: number, children: Reco
       return { agent_id: c.id };
     case 'capability':
       return { token_id: c.tokenId, single_use: c.singleUse, expires_at: iso(c.expiresAt as number), reserved: c.reservedBy !== null };
+    case 'install':
+      // behaviour.md §13.2 `installs` entries: the source as given and the progress, never the request (it holds the home path).
+      return { agent_id: c.agentId, install_id: c.installId, name: c.name, source: c.source, files_done: c.filesDone, files_total: c.filesTotal, bytes: c.bytes };
     case 'webhookToken':
       // The fingerprint is not shown either: only whether a token exists and how often it was rotated.
       return { rotations: c.rotations };
-    case 'install':
-      return pick(c, INSTALL_FIELDS);
     default:
       return {};
   }
@@ -117,9 +106,7 @@ export function describeActor(systemId: string, ref: AnyActorRef, now: number): 
 
 /** Turns inspection events into §13.3 messages; remembers each actor's last state and children. */
 export class InspectionSerialiser {
-  private readonly last = new WeakMap<AnyActorRef, { value: unknown; children: Map<string, AnyActorRef> }>();
-  /** The last install progress sent per install actor (sent again only when it changed). */
-  private readonly progress = new WeakMap<AnyActorRef, string>();
+  private readonly last = new WeakMap<AnyActorRef, { value: unknown; children: Map<string, AnyActorRef>; progress?: string }>();
 
   constructor(private readonly clock: { now(): number }) {}
 
@@ -147,26 +134,22 @@ export class InspectionSerialiser {
     else if (prev && JSON.stringify(prev.value) !== JSON.stringify(snap.value)) {
       out.push({ type: 'transition', actor: systemId, machine, from: prev.value, to: snap.value, event: ev.event.type, at });
     }
-    if (machine === 'install') out.push(...this.installProgress(ref, systemId, snap, at));
+    const progress = machine === 'install' ? this.installMessage(systemId, snap, at) : null;
+    if (progress && progress.key !== prev?.progress) out.push(progress.msg);
     for (const [id, child] of prev?.children ?? []) {
       const childId = (child as { systemId?: string }).systemId;
       const childMachine = machineOf(child);
       if (!children.has(id) && childId && childMachine) out.push({ type: 'actor', actor: childId, machine: childMachine, event: 'stopped', at });
     }
-    this.last.set(ref, { value: snap.value, children });
+    this.last.set(ref, { value: snap.value, children, ...(progress ? { progress: progress.key } : {}) });
     return out;
   }
 
-  /** An `install` message (behaviour.md §13.3) when an install's public progress changed. */
-  private installProgress(ref: AnyActorRef, systemId: string, snap: Snap, at: string): InspectorMessage[] {
-    // The agent an install belongs to is its parent in the tree (`agent:<id>`).
-    const parent = (ref as { _parent?: { systemId?: string } })._parent?.systemId;
-    const agentId = parent?.startsWith('agent:') ? parent.slice('agent:'.length) : null;
-    const fields = { agent_id: agentId, state: snap.value ?? null, ...detailOf('install', snap.context, 0) };
-    const text = JSON.stringify(fields);
-    if (this.progress.get(ref) === text) return [];
-    this.progress.set(ref, text);
-    return [{ type: 'install', actor: systemId, ...fields, at }];
+  /** The `{"type":"install", …}` message of behaviour.md §13.3 for an install actor's snapshot. */
+  private installMessage(actor: string, snap: Snap, at: string): { key: string; msg: InspectorMessage } {
+    const d = detailOf('install', snap.context, 0) as { agent_id: string; install_id: string; name: string | null; source: string; files_done: number; files_total: number; bytes: number };
+    const msg: InspectorMessage = { type: 'install', actor, ...d, state: snap.value, at };
+    return { key: JSON.stringify([snap.value, d.name, d.files_done, d.files_total, d.bytes]), msg };
   }
 
   /** The message of one topic `command.*` event (cmd redacted; no result text). */

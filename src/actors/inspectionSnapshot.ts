@@ -79,8 +79,9 @@ function agentOf(agentId: string, ref: AnyActorRef, s: SnapshotSources, now: num
     if (!id) continue;
     if (id.startsWith('topic:')) topics.push(topicOf(child, id, s, now));
     else if (id.startsWith('install:')) {
-      const a = describeActor(id, child, now);
-      installs.push({ install_id: id.slice('install:'.length), ...a.detail, state: a.state });
+      // behaviour.md §13.2 `installs` entry: the install's public fields (no agent id: it sits under its agent).
+      const { actor: _actor, state, detail: { agent_id: _agent, install_id, name, source, ...progress } } = describeActor(id, child, now);
+      installs.push({ install_id, name, source, state, ...progress });
     }
   }
   return {

@@ -9,8 +9,10 @@ import { QUEUE_MAX, QUEUE_WAIT_MS } from '../domain/limits.js';
 import type { AgentRecord, AgentStore, Clock, EnvStore, PackageRegistry } from '../domain/ports.js';
 import type { QueueLimits, Ticket, TicketRequest } from '../domain/ticket.js';
 import type { HubName, TopicRef as TopicName } from '../domain/topic.js';
-import { agentSystemId, capSystemId, topicSystemId, webhookSystemId, type AgentOutcome, type DeleteCounts } from '../machines/agent.js';
+import { installError, type InstallOutcome, type InstallProgress } from '../domain/install.js';
+import { agentSystemId, capSystemId, installSystemId, topicSystemId, webhookSystemId, type AgentOutcome, type DeleteCounts } from '../machines/agent.js';
 import type { CapabilityInput } from '../machines/capability.js';
+import type { InstallInput } from '../machines/install.js';
 import { shellSystemId, type ShellInput } from '../machines/shell.js';
 import { nextTicketId } from '../machines/topicQueue.js';
 import { checkAgentRoots, createHome } from '../effects/homePolicy.js';
@@ -20,7 +22,7 @@ import type { SystemContribution } from './contributions.js';
 import { Inspection } from './inspection.js';
 import { inspectionSnapshot, type InspectionSnapshot } from './inspectionSnapshot.js';
 import { CORE_MACHINES, machineCatalogue, type MachineView } from './machineCatalogue.js';
-import { createTree, warn, type AgentRef, type CapabilityRef, type DaemonActor, type ShellRef, type TopicRef, type WebhookRef } from './tree.js';
+import { createTree, warn, type AgentRef, type CapabilityRef, type DaemonActor, type InstallEffects, type InstallRef, type ShellRef, type TopicRef, type WebhookRef } from './tree.js';
 
 export type { Submission, TicketListener } from './commandRun.js';
 
@@ -63,6 +65,7 @@ export class LoomSystem {
   private readonly root: DaemonActor;
   private readonly contributions: SystemContribution[] = [];
   private readonly hubs = new Map<HubName, HubPage>(Object.entries(CORE_HUBS) as Array<[HubName, HubPage]>);
+  private installer: InstallEffects | undefined;
 
   constructor(private readonly deps: SystemDeps) {
     this.limits = deps.queue ?? { max: QUEUE_MAX, waitMs: QUEUE_WAIT_MS };
@@ -78,6 +81,12 @@ export class LoomSystem {
       run: (session, ticket) => runTicket({ agents: deps.agents, registry: deps.registry, services: this.services }, session, ticket),
       dispose: disposeSession,
       cascade: (agentId, counts) => this.cascade(agentId, counts),
+      install: {
+        run: (input, report, signal) => this.installer
+          ? this.installer.run(input, report, signal)
+          : Promise.reject(installError('Installs are not available in this build', 'COMMAND_UNSUPPORTED')),
+        wipe: (installId, dir) => this.installer?.wipe(installId, dir),
+      },
     });
     this.inspection = new Inspection(this.root);
     this.root.start();
@@ -91,6 +100,7 @@ export class LoomSystem {
     for (const fb of c.fallbacks ?? []) this.deps.registry.addFallback(fb);
     for (const [name, page] of Object.entries(c.hubs ?? {}) as Array<[HubName, HubPage]>) this.hubs.set(name, page);
     Object.assign(this.services, c.services ?? {});
+    if (c.installer) this.installer = c.installer;
   }
 
   /** The `/describe` capabilities the features added (behaviour.md §9.3). */
@@ -323,6 +333,47 @@ export class LoomSystem {
     if (existing) return existing;
     this.agent(agentId)?.send({ type: 'webhook.open', fingerprint: storedFingerprint });
     return this.root.system.get(webhookSystemId(agentId)) as WebhookRef | undefined;
+  }
+
+  // ---- installs (spec §3 Package install) -------------------------------------------------
+
+  /**
+   * Run one install as an `install:<install_id>` child of its agent and resolve with its outcome
+   * (the machine's output), whatever state it ends in. `signal` cancels it (the topic was closed).
+   */
+  runInstall(input: InstallInput, signal?: AbortSignal): Promise<InstallOutcome> {
+    const agent = this.agent(input.agentId);
+    if (!agent) return Promise.resolve({ ok: false, code: 'CONFLICT', message: `Agent ${input.agentId} was deleted` });
+    agent.send({ type: 'install.open', input });
+    const ref = this.root.system.get(installSystemId(input.installId)) as InstallRef | undefined;
+    if (!ref) return Promise.resolve({ ok: false, code: 'INTERNAL_ERROR', message: 'Internal error: the install could not start' });
+    const onAbort = () => ref.send({ type: 'install.cancel', code: 'CONFLICT', message: 'The topic was closed while this install ran' });
+    signal?.addEventListener('abort', onAbort, { once: true });
+    return new Promise((resolve) => {
+      const finish = () => {
+        signal?.removeEventListener('abort', onAbort);
+        const snap = ref.getSnapshot();
+        resolve(snap.output ?? snap.context.outcome ?? { ok: false, code: 'CONFLICT', message: 'The install was stopped' });
+      };
+      if (ref.getSnapshot().status !== 'active') finish();
+      else ref.subscribe({ complete: finish, error: finish });
+    });
+  }
+
+  /** Running installs of an agent with their progress (behaviour.md §13.2 `installs`), read from the tree. */
+  installs(agentId: string): Array<InstallProgress & { request_id: string | null }> {
+    const agent = this.root.system.get(agentSystemId(agentId)) as AgentRef | undefined;
+    if (!agent) return [];
+    return Object.entries(agent.getSnapshot().children)
+      .filter(([id]) => id.startsWith('install:'))
+      .map(([, ref]) => {
+        const { value, context: c } = (ref as InstallRef).getSnapshot();
+        return {
+          install_id: c.installId, name: c.name, source: c.source, state: value as InstallProgress['state'],
+          files_done: c.filesDone, files_total: c.filesTotal, bytes: c.bytes, request_id: c.requestId,
+        };
+      })
+      .sort((a, b) => (a.install_id < b.install_id ? -1 : 1));
   }
 
   /** The shell of a bash topic, or undefined when it has none (behaviour.md §8.3). */

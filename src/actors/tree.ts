@@ -1,11 +1,13 @@
-import { createActor, fromPromise, type Actor, type ActorRefFrom } from 'xstate';
+import { createActor, fromCallback, fromPromise, type Actor, type ActorRefFrom } from 'xstate';
 import { errorMessage } from '../domain/errors.js';
+import { failureOf, type InstallOutcome } from '../domain/install.js';
 import type { Clock } from '../domain/ports.js';
 import type { SessionState } from '../domain/session.js';
 import type { ExecResult, Ticket } from '../domain/ticket.js';
 import { agentMachine, type DeleteCounts } from '../machines/agent.js';
 import { capabilityLogic } from '../machines/capability.js';
 import { daemonMachine } from '../machines/daemon.js';
+import { installMachine, type InstallEvent, type InstallInput, type ProgressUpdate } from '../machines/install.js';
 import { shellMachine } from '../machines/shell.js';
 import { topicQueueMachine } from '../machines/topicQueue.js';
 import type { webhookTokenMachine } from '../machines/webhookToken.js';
@@ -21,6 +23,8 @@ export type CapabilityRef = ActorRefFrom<ReturnType<typeof capabilityLogic>>;
 export type ShellRef = ActorRefFrom<typeof shellMachine>;
 /** The webhook-token actor of one agent. */
 export type WebhookRef = ActorRefFrom<typeof webhookTokenMachine>;
+/** The actor of one running install. */
+export type InstallRef = ActorRefFrom<typeof installMachine>;
 /** The root of the tree. */
 export type DaemonActor = Actor<typeof daemonMachine>;
 
@@ -33,6 +37,16 @@ export interface TreeEffects {
   dispose(session: SessionState): void | Promise<void>;
   /** The I/O of DELETE /agents/{id}; resolves with the counts to answer. */
   cascade(agentId: string, counts: DeleteCounts): Promise<DeleteCounts>;
+  /** The install machine's `stage` work and `wipeStaging` action (the install feature's). */
+  install: InstallEffects;
+}
+
+/** What runs in an install actor's `staging` state (spec §3 Package install). */
+export interface InstallEffects {
+  /** Validate, write the staging folder, commit; reports progress; rejects with an install error. */
+  run(input: InstallInput, report: (u: ProgressUpdate) => void, signal: AbortSignal): Promise<Extract<InstallOutcome, { ok: true }>>;
+  /** Remove the staging folder of an aborted install once its work has settled. */
+  wipe(installId: string, dir: string | null): void;
 }
 
 /** A failure below that no caller will see: say it, never crash the daemon for it. */
@@ -68,10 +82,25 @@ export function createTree(effects: TreeEffects): DaemonActor {
       reportShellError: ({ context }, { error }) => warn(`shell of ${context.agentId}/${context.ref.topic} failed`, error),
     },
   });
+  const install = installMachine.provide({
+    actors: {
+      stage: fromCallback<InstallEvent, InstallInput>(({ input, sendBack }) => {
+        const stop = new AbortController();
+        effects.install.run(input, (u) => sendBack({ type: 'install.progress', ...u }), stop.signal).then(
+          (outcome) => sendBack({ type: 'install.written', outcome }),
+          (err: unknown) => sendBack({ type: 'install.failed', ...failureOf(err) }),
+        );
+        // Leaving `staging` (cancelled, or the tree stops) ends the work in flight.
+        return () => stop.abort();
+      }),
+    },
+    actions: { wipeStaging: (_args, p) => effects.install.wipe(p.installId, p.dir) },
+  });
   const reportChildError = (_args: unknown, p: { childId: string; error: unknown }) => warn(`actor ${p.childId} failed`, p.error);
   const agent = agentMachine.provide({
     actors: {
       topic,
+      install,
       capability: capabilityLogic(clock),
       cascade: fromPromise<DeleteCounts, { agentId: string; counts: DeleteCounts }>(({ input }) => effects.cascade(input.agentId, input.counts)),
     },

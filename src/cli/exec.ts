@@ -18,7 +18,7 @@ const inside = (path: string, dir: string) => path === dir || path.startsWith(di
  * it into the OS user's home; a word that is that home or below it is written back as `~…`, unless
  * the path lies inside the agent's workspace (home or allowed paths), where it already works.
  */
-async function untilde(opts: GlobalOpts, words: string[]): Promise<string[]> {
+export async function untilde(opts: GlobalOpts, words: string[]): Promise<string[]> {
   const home = homedir();
   if (!home || home === '/' || !words.some((w) => inside(w, home))) return words;
   const agents = await client(opts, false).listAgents();
@@ -61,9 +61,12 @@ export async function execForm(opts: GlobalOpts, topic: string, words: string[])
  * One /exec call (behaviour.md §2.13): the content without its `re:` line on stdout when ok (exit
  * 0); when not, the content with its `ERROR(…)` line on stderr (exit 1). `--json` prints the parsed
  * `{head, content, done}`, or `{error, code, message}` on stderr. Never registers the agent.
+ * `o.requestId` is sent as the command's request id; `o.onAnswer` runs once the answer is in,
+ * before anything is printed (`loom install` ends its progress display there).
  */
-export async function execOnce(opts: GlobalOpts, topic: string, cmd: string): Promise<number> {
-  const out = await client(opts).exec(topic, cmd);
+export async function execOnce(opts: GlobalOpts, topic: string, cmd: string, o: { requestId?: string; onAnswer?: () => void } = {}): Promise<number> {
+  const out = await client(opts).exec(topic, cmd, o.requestId);
+  o.onAnswer?.();
   if (out.status === 401) throw agentFailure(cliAgent(opts));
   if (out.status !== 200) throw httpFailure(out.status, out.error);
   if (out.incomplete || !out.head) throw new CliFailure({ error: "the daemon's answer was cut off", code: 'STREAM_INCOMPLETE' });

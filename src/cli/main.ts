@@ -53,6 +53,13 @@ function distance(a: string, b: string): number {
   return d[a.length][b.length];
 }
 
+/**
+ * Subcommands whose first argument may be an absolute path: `loom install /srv/apps/weather` (or an
+ * unquoted `~/apps/weather`, which the shell expands to one) installs it; it is not a command for a
+ * topic named `install`.
+ */
+const PATH_FIRST = new Set(['install']);
+
 /** Subcommand names of the program (with `help`). */
 const subcommands = (program: Command): string[] => [...program.commands.map((c) => c.name()), 'help'];
 
@@ -91,7 +98,7 @@ export async function main(argv: string[]): Promise<void> {
   const word = argv[lead.at];
   const rest = argv.slice(lead.at + 1);
   const next = rest[0];
-  const slashOrStdin = next !== undefined && (next.startsWith('/') || next === '-');
+  const slashOrStdin = next !== undefined && (next.startsWith('/') || next === '-') && !PATH_FIRST.has(word);
   if (subcommands(program).includes(word) && !slashOrStdin) return runProgram(program, argv);
   return guard(lead.opts, async () => {
     if (next === '--help' || next === '-h') {

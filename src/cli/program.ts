@@ -6,13 +6,14 @@ import type { CliModule } from './common.js';
 import { daemonCli } from './daemon.js';
 import { eventCommands } from './event.js';
 import { inspectCli } from './inspect.js';
+import { installCli } from './install.js';
 import { logsCli } from './logs.js';
 import { mcpCli } from './mcp.js';
 import { versionCli } from './version.js';
 
 /**
  * The CLI's command families after `agent` (which `agent capability` extends), in help order. A new
- * family (e.g. `loom install`) is a new file exporting a CliModule plus one line here.
+ * family (e.g. `loom install`, src/cli/install.ts) is a new file exporting a CliModule plus one line here.
  */
 export const cliModules: CliModule[] = [
   daemonCli,
@@ -21,6 +22,7 @@ export const cliModules: CliModule[] = [
   logsCli,
   capabilityCli,
   eventCommands,
+  installCli,
   mcpCli,
   inspectCli,
 ];

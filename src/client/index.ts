@@ -27,6 +27,18 @@ export interface EventJson {
   status: 'pending' | 'acked';
 }
 
+/** A running install as `GET /installs` lists it (behaviour.md §13.2 progress fields). */
+export interface InstallJson {
+  install_id: string;
+  name: string | null;
+  source: string;
+  state: 'staging' | 'installed' | 'aborted';
+  files_done: number;
+  files_total: number;
+  bytes: number;
+  request_id: string | null;
+}
+
 /** The outcome of one /exec call as a client sees it. */
 export interface ExecOutcome {
   status: number;
@@ -100,6 +112,10 @@ export class LoomClient {
   events(agentId: string, all = false) { return this.json<{ agent_id: string; pending: number; acked: number; events: EventJson[] } & { error?: string }>('GET', `/agents/${encodeURIComponent(agentId)}/events${all ? '?all=1' : ''}`); }
   event(agentId: string, eventId: string) { return this.json<EventJson & { error?: string }>('GET', `/agents/${encodeURIComponent(agentId)}/events/${encodeURIComponent(eventId)}`); }
   ackEvents(agentId: string, target: string[] | 'all') { return this.json<{ agent_id: string; acked: Array<{ id: string; already: boolean }> } & { error?: string }>('POST', `/agents/${encodeURIComponent(agentId)}/events/ack`, target === 'all' ? { all: true } : { ids: target }); }
+  /** Running installs of the agent with their progress (beyond spec: `GET /installs`); `requestId` keeps the one that command started. */
+  installs(requestId?: string) { return this.json<{ agent_id: string; installs: InstallJson[] } & { error?: string }>('GET', `/installs${requestId ? `?request_id=${encodeURIComponent(requestId)}` : ''}`); }
+  /** The agent's package registry (beyond spec: `GET /packages`), sorted by name. */
+  packages() { return this.json<{ agent_id: string; packages: Array<Record<string, unknown>> } & { error?: string }>('GET', '/packages'); }
   revokeCapability(tokenId: string) { return this.json<Record<string, unknown>>('DELETE', `/capabilities/${encodeURIComponent(tokenId)}`); }
 
   /** POST /exec and read the SSE answer (spec §4.7). */

@@ -21,6 +21,8 @@ export function parseExecArgs(args: string, body: string): { ok: true; timeoutS:
   }
   const text = body === '' ? rest : `${rest}\n${body}`;
   if (text.trim() === '') return { ok: false, result: fail('INVALID_ARGS', 'Usage: /exec <shell command>') };
+  // bash cannot receive a NUL byte (argv strings end there): refused, not an INTERNAL_ERROR (issue 12 fuzzer).
+  if (text.includes('\0')) return { ok: false, result: fail('INVALID_ARGS', 'The command contains a NUL byte') };
   return { ok: true, timeoutS, text };
 }
 

@@ -3,18 +3,14 @@
  * (syntax lines, one sentence, flags) for every built-in command.
  */
 
-/**
- * The `/help` page body after `Loom commands` / `---` (behaviour.md §2.4). The `Packages` line
- * (`/install <source> · /uninstall <name> · /packages`) and the entries of those three words are left
- * out until the install issue registers the commands: hints never name a command that does not
- * exist (test/commands/hints.test.ts checks it).
- */
+/** The `/help` page body after `Loom commands` / `---` (behaviour.md §2.4). */
 export const HELP_PAGE = [
   'Documents  /open <file|folder|URL|app:NAME|@shortcut|#anchor> · /back · /refresh · /close · /nav [menu] · /source [target] · /info [@shortcut]',
   'Actions    /act · /act.<id> --help · /act.<id> [values] [--field value]',
   'Files      /ls [path] · /edit <file> · /write <file> · /append <file> · /replace <file> · /undo [file]',
   'Variables  /set · /set {name} = "v" · /set $NAME = "v" · /unset <names>',
   'Shell      /exec [--timeout s] <command>',
+  'Packages   /install <source> · /uninstall <name> · /packages',
   'Events     /events · /events.read <id> · /events.ack <id> · /events.clear [--all] · /webhook [show|rotate]',
   'Topics     /topics [type]',
   'Details: /help <command>',
@@ -47,6 +43,13 @@ export const HELP_ENTRIES: Record<string, HelpEntry> = {
   set: { syntax: ['/set', '/set {name} = "value"', '/set $NAME = "value"'], sentence: 'Lists the variables in scope, or sets session ({name}) and persistent ($NAME) variables.' },
   unset: { syntax: ['/unset $NAME | {name} …'], sentence: 'Removes variables from the scope /set writes to.' },
   exec: { syntax: ['/exec [--timeout <s>] <shell text>'], sentence: 'Runs a shell command; bash:<name> topics keep one shell alive (cwd, exports, functions and aliases survive).', flags: ['--timeout <s>  1 to 600 seconds (default 120)'] },
+  install: {
+    syntax: ['/install <path|URL|gh:<owner>/<repo>[/<path>][@<ref>]> [--app|--tool] [--link|--local] [--as <name>]'],
+    sentence: 'Installs a package of documents from a file, a folder, a GitHub repository or a URL (manifest or document).',
+    flags: ['--app / --tool  the hub it is listed in', '--link / --local  register in place (or link a URL) / copy the files', '--as <name>  the local package name'],
+  },
+  uninstall: { syntax: ['/uninstall <name>'], sentence: 'Removes an installed package (its variables are kept).' },
+  packages: { syntax: ['/packages'], sentence: 'Lists the installed packages.' },
   events: { syntax: ['/events [list] [--all]', '/events.read <id>', '/events.ack <id>', '/events.clear [--all]'], sentence: 'Reads and acknowledges the event inbox.', flags: ['--all  include acked events (list) or delete all events (clear)'] },
   webhook: { syntax: ['/webhook [show|rotate]'], sentence: 'Shows or rotates the local webhook URL of this agent.' },
   topics: { syntax: ['/topics [tab|app|bash|hub]'], sentence: 'Lists the topics of this agent with their state.' },

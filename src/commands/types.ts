@@ -1,5 +1,6 @@
 import type { EventsPort } from '../domain/events.js';
-import type { AgentRecord, AgentStore, Clock, EnvStore, PackageRegistry } from '../domain/ports.js';
+import type { InstallOutcome, InstallRequest } from '../domain/install.js';
+import type { AgentRecord, AgentStore, Clock, EnvStore, PackageRecord, PackageRegistry } from '../domain/ports.js';
 import type { CommandResult } from '../domain/result.js';
 import type { SessionState } from '../domain/session.js';
 import type { ShellRunOutcome } from '../domain/shell.js';
@@ -89,8 +90,19 @@ export interface BashServices {
   run(ctx: CommandContext, req: { text: string; timeoutMs: number; env: () => NodeJS.ProcessEnv }): Promise<ShellRunOutcome>;
 }
 
+/** What the install feature provides to `/install` and `/uninstall` (behaviour.md §7). */
+export interface InstallServices {
+  /** Run an install (one `install:<id>` actor) to its end; `source` is the text the user gave. */
+  install(ctx: CommandContext, req: InstallRequest, source: string): Promise<InstallOutcome>;
+  /** Remove a package (behaviour.md §7.7); null when it is not installed. */
+  uninstall(ctx: CommandContext, name: string): Promise<{ record: PackageRecord; removed: string | null } | null>;
+}
+
 /** The feature-provided members of Services, each typed (features fill them at start-up). */
 export interface FeatureServices {
+  /** The real package registry replaces the empty one when the install feature is built in. */
+  packages?: PackageRegistry;
+  installs?: InstallServices;
   documents?: DocumentServices;
   actions?: ActionServices;
   events?: EventsPort;
@@ -134,6 +146,8 @@ export interface CommandContext {
   header: string;
   /** Aborted when the topic is closed while the command runs (behaviour.md §1.3). */
   signal: AbortSignal;
+  /** The request id of the command, when it came with one (install progress carries it). */
+  requestId?: string | null;
 }
 
 /** A slash command (architecture.md: `{name, run(ctx, args) -> CommandResult}`). */

@@ -16,6 +16,9 @@ export interface EventRecord {
   status: EventStatus;
 }
 
+/** An event without its text: what listings by status and predicates need (texts stay on disk). */
+export type EventHead = Omit<EventRecord, 'text'>;
+
 /** An event as kept in the inbox log (behaviour.md §9.8 adds `ackedAt`). */
 export interface StoredEvent extends EventRecord {
   ackedAt: string | null;
@@ -86,9 +89,10 @@ export interface InboxPort {
   add(agentId: string, text: string, status: EventStatus): Promise<EventRecord>;
   get(agentId: string, id: string): EventRecord | undefined;
   list(agentId: string, opts: { all: boolean; limit: number }): EventListing;
-  all(agentId: string): EventRecord[];
+  /** Every event without its text, oldest first. */
+  all(agentId: string): EventHead[];
   ack(agentId: string, ids: string[]): Promise<void>;
-  clear(agentId: string, deletes: (e: EventRecord) => boolean): Promise<number>;
+  clear(agentId: string, deletes: (e: EventHead) => boolean): Promise<number>;
   drop(agentId: string): Promise<void>;
   /** Close every open log (shutdown). */
   closeAll(): Promise<void>;

@@ -51,3 +51,15 @@ export const PERSISTENT_VAR_BYTES = 65536;
 export const REQUEST_ID_MAX = 256;
 /** behaviour.md §13.1: an inspector WebSocket client whose send buffer exceeds this is closed (code 1013). */
 export const INSPECTOR_WS_BUFFER_BYTES = 1048576;
+/** behaviour.md §1.8 / §7.4: most files of a package (manifest entries, folder and GitHub files). */
+export const INSTALL_MAX_FILES = 500;
+/** behaviour.md §1.8 / §7.4: largest file of a package (manifest documents too), inclusive. */
+export const INSTALL_FILE_BYTES = 5 * 1024 * 1024;
+/** behaviour.md §1.8 / §7.4: largest package, all files together, inclusive. */
+export const INSTALL_TOTAL_BYTES = 50 * 1024 * 1024;
+/** behaviour.md §1.8: every install fetch (manifest, files, GitHub API) times out after this. */
+export const INSTALL_FETCH_TIMEOUT_MS = 30000;
+/** behaviour.md §1.8: redirects followed per fetch. */
+export const INSTALL_MAX_REDIRECTS = 5;
+/** behaviour.md §7.3: deepest GitHub folder listed below the package root. */
+export const GITHUB_MAX_DEPTH = 8;

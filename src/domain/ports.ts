@@ -62,7 +62,7 @@ export interface EnvStore {
   warnings(agentId: string): string[];
 }
 
-/** Package registry port (filled by the install issue; behaviour.md §7.6). */
+/** One package of an agent's registry `<data>/agents/<id>/state/packages.json` (behaviour.md §7.6). */
 export interface PackageRecord {
   name: string;
   type: 'app' | 'tool';
@@ -73,12 +73,32 @@ export interface PackageRecord {
   description?: string;
   files?: number;
   installedAt: string;
+  /**
+   * The install that committed this record (beyond spec): start-up recovery compares it with the
+   * `.old-<name>-<hex>` folder a crash left, to know whether that commit happened.
+   */
+  installId?: string;
 }
 
 /** Read side of the package registry that documents, hubs and /open need. */
 export interface PackageRegistry {
+  /** The agent's packages, sorted by name. */
   list(agentId: string): PackageRecord[];
   get(agentId: string, name: string): PackageRecord | undefined;
+  /** Resolves when no commit of this agent's packages is in progress (opens wait: behaviour.md §7.6). */
+  whenIdle?(agentId: string): Promise<void>;
+}
+
+/** The whole package registry: reads, writes, and the agent's package lock (behaviour.md §7.6). */
+export interface PackageStore extends PackageRegistry {
+  /** Add or replace a record (atomic file write; throws when the write fails, nothing changed then). */
+  put(agentId: string, record: PackageRecord): void;
+  /** Remove a record; false when absent. */
+  remove(agentId: string, name: string): boolean;
+  /** Run `fn` holding the agent's package lock (commits and uninstalls; opens wait for it). */
+  withLock<T>(agentId: string, fn: () => Promise<T>): Promise<T>;
+  /** Drop what is cached for an agent (its state folder was deleted). */
+  forget(agentId: string): void;
 }
 
 /** Label of an env scope as printed in output (behaviour.md §6.3). */

@@ -18,7 +18,7 @@ export const eventsFeature: Feature = async ({ system, agents, clock, info }) =>
   // Rebuild every registered agent's index now (and compact its log when it needs it).
   for (const a of agents.list()) {
     const r = await inbox.load(a.id);
-    if (r.skipped > 0) process.emitWarning(`event inbox of ${a.id}: skipped ${r.skipped} unreadable log line(s)`);
+    if (r.skipped > 0) process.emitWarning(`event inbox of ${a.id}: ${r.skipped} damaged line${r.skipped === 1 ? '' : 's'} moved to ${r.quarantine}`);
   }
   const streams = new EventStreams(clock);
   const webhooks = new WebhookTokens(agents, system);

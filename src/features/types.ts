@@ -14,6 +14,8 @@ export interface FeatureHost {
   agents: AgentStore;
   /** Origins accepted besides loopback (SVC_ALLOWED_ORIGINS, behaviour.md §9.2). */
   allowedOrigins: string[];
+  /** SVC_GITHUB_API (behaviour.md §1.1, §7.3). */
+  githubApi: string;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { assign, enqueueActions, fromPromise, setup, stopChild, type AnyActorRef } from 'xstate';
 import type { TopicRef } from '../domain/topic.js';
 import { capabilityMachine, type CapabilityInput } from './capability.js';
+import { installMachine, type InstallInput } from './install.js';
 import { topicQueueMachine, type TopicInput } from './topicQueue.js';
 import { webhookTokenMachine } from './webhookToken.js';
 
@@ -16,7 +17,8 @@ import { webhookTokenMachine } from './webhookToken.js';
  *
  * Children, with the system ids of behaviour.md §13.3: `topic:<agent>/<topic>` (child id
  * `topic:<topic>`), `cap:<token_id>` (child id `cap:<token_id>`), `webhook:<agent>` (child id
- * `webhook`). A child that reaches a final state (a closed topic, a dead capability) is stopped
+ * `webhook`), `install:<install_id>` (child id the same; one per running install, told to cancel
+ * when the agent is deleted). A child that reaches a final state (a closed topic, a dead capability) is stopped
  * and leaves the tree. The cascade's I/O (feature steps, state folder, registry entry) is the
  * provided promise actor `cascade`; its output is the response's counts.
  */
@@ -39,6 +41,7 @@ export type AgentEvent =
   | { type: 'topic.open'; ref: TopicRef; input: TopicInput }
   | { type: 'cap.open'; input: CapabilityInput }
   | { type: 'webhook.open'; fingerprint: string | null }
+  | { type: 'install.open'; input: InstallInput }
   | { type: 'agent.delete'; at: number; counts: DeleteCounts }
   // A child reached a final state or failed (XState's own events, matched by wildcard below).
   | { type: `xstate.done.actor.${string}`; output?: unknown }
@@ -48,12 +51,14 @@ export type AgentEvent =
 export const topicChildId = (topic: string): string => `topic:${topic}`;
 export const capChildId = (tokenId: string): string => `cap:${tokenId}`;
 export const WEBHOOK_CHILD_ID = 'webhook';
+export const installChildId = (installId: string): string => `install:${installId}`;
 
 /** System ids of behaviour.md §13.3. */
 export const agentSystemId = (agentId: string): string => `agent:${agentId}`;
 export const topicSystemId = (agentId: string, topic: string): string => `topic:${agentId}/${topic}`;
 export const capSystemId = (tokenId: string): string => `cap:${tokenId}`;
 export const webhookSystemId = (agentId: string): string => `webhook:${agentId}`;
+export const installSystemId = (installId: string): string => `install:${installId}`;
 
 const DONE_PREFIX = 'xstate.done.actor.';
 const ERROR_PREFIX = 'xstate.error.actor.';
@@ -71,6 +76,7 @@ export const agentMachine = setup({
     topic: topicQueueMachine,
     capability: capabilityMachine,
     webhookToken: webhookTokenMachine,
+    install: installMachine,
     /** The I/O of DELETE /agents/{id} after the children have been told (provided by src/actors). */
     cascade: fromPromise<DeleteCounts, { agentId: string; counts: DeleteCounts }>(async ({ input }) => input.counts),
   },
@@ -117,12 +123,20 @@ export const agentMachine = setup({
             }
           }),
         },
+        'install.open': {
+          actions: enqueueActions(({ enqueue, event, self }) => {
+            const id = installChildId(event.input.installId);
+            if (!Object.hasOwn(childrenOf(self), id)) enqueue.spawnChild('install', { id, systemId: installSystemId(event.input.installId), input: event.input });
+          }),
+        },
         'agent.delete': {
           target: 'deleting',
-          // The cascade is the tree: each topic answers its tickets and ends, each live capability is revoked.
-          actions: enqueueActions(({ enqueue, event, self }) => {
+          // The cascade is the tree: each topic answers its tickets and ends, each live capability is
+          // revoked, each running install is cancelled (nothing is committed into a deleted agent).
+          actions: enqueueActions(({ enqueue, event, context, self }) => {
             for (const [id, child] of Object.entries(childrenOf(self))) {
               if (id.startsWith('topic:') || id.startsWith('cap:')) enqueue.sendTo(child, { type: 'agent.delete', at: event.at });
+              if (id.startsWith('install:')) enqueue.sendTo(child, { type: 'install.cancel', code: 'CONFLICT', message: `Agent ${context.id} was deleted while this install ran` });
             }
           }),
         },

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { TOOL_CAPABILITIES, TOOL_CONFIG } from '../domain/mcpSchema.js';
@@ -22,7 +23,32 @@ export function createToolServer(run: ToolRunner, version: string): McpServer {
   const server = new McpServer({ name: TOOL_NAME, version }, { jsonSchemaValidator: sharedValidator });
   server.registerTool(TOOL_NAME, TOOL_CONFIG, async (args) => callTool(args, run));
   server.server.registerCapabilities(TOOL_CAPABILITIES);
+  paramsErrorsAsInvalidParams(server);
   return server;
+}
+
+type RequestHandler = (request: unknown, extra: unknown) => Promise<unknown>;
+
+/**
+ * The SDK parses each request with its method's schema inside the handler, so `tools/call` with
+ * `arguments: "x"` came back as -32603 Internal error carrying a zod dump (found by the issue 12
+ * fuzzer). Params that do not fit the schema are the client's mistake: -32602 Invalid params.
+ */
+function paramsErrorsAsInvalidParams(server: McpServer): void {
+  const handlers = (server.server as unknown as { _requestHandlers?: Map<string, RequestHandler> })._requestHandlers;
+  if (!(handlers instanceof Map)) return;
+  for (const [method, handler] of handlers) {
+    handlers.set(method, async (request, extra) => {
+      try {
+        return await handler(request, extra);
+      } catch (err) {
+        const issues = (err as { issues?: Array<{ path?: unknown[]; message?: string }> }).issues;
+        if (!Array.isArray(issues)) throw err;
+        const what = issues.map((i) => `${(i.path ?? []).join('.')}: ${i.message ?? 'invalid'}`).join('; ');
+        throw new McpError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${what}`);
+      }
+    });
+  }
 }
 
 /**

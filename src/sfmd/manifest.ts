@@ -1,3 +1,6 @@
+import { httpsRule } from '../domain/install.js';
+import { INSTALL_MAX_FILES } from '../domain/limits.js';
+
 /**
  * Install manifest validation (spec §2 Install manifest; behaviour.md §7.4 steps 2–4), shared by
  * `/open` of a manifest URL (behaviour.md §3.3) and the install feature. Pure: no I/O.
@@ -18,7 +21,7 @@ export interface Manifest {
 }
 
 /** behaviour.md §1.8: most entries of a manifest. */
-export const MANIFEST_MAX_FILES = 500;
+export const MANIFEST_MAX_FILES = INSTALL_MAX_FILES;
 
 /** True when `value` is a JSON object with a `files` array (behaviour.md §7.4 step 2). */
 export function isManifest(value: unknown): value is { files: unknown[] } & Record<string, unknown> {
@@ -40,9 +43,7 @@ export function badPathReason(p: string): string | null {
 /** http(s) rule for manifest file URLs: https, or http only for loopback hosts (behaviour.md §7.1). */
 export function allowedFileUrl(u: string): boolean {
   try {
-    const url = new URL(u);
-    if (url.protocol === 'https:') return true;
-    return url.protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+    return httpsRule(new URL(u)) === null;
   } catch {
     // Not a URL at all: refused like a plain-http one.
     return false;

@@ -1,7 +1,10 @@
-import { Low } from 'lowdb';
-import { Memory } from 'lowdb';
-import { join } from 'node:path';
+import { Low, Memory } from 'lowdb';
+import { isAbsolute, join } from 'node:path';
+import { LoomError } from '../domain/errors.js';
+import { WEBHOOK_TOKEN_RE } from '../domain/events.js';
+import { isAgentId } from '../domain/ids.js';
 import type { AgentRecord, AgentStore } from '../domain/ports.js';
+import { checkAgentRoots } from '../effects/homePolicy.js';
 import { AtomicJsonFile, RegistryReadError } from './jsonAdapter.js';
 
 interface AgentsFile {
@@ -9,21 +12,54 @@ interface AgentsFile {
   agents: Record<string, AgentRecord>;
 }
 
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const absolute = (v: unknown): v is string => typeof v === 'string' && isAbsolute(v) && !v.includes('\0');
+
 /**
- * The agent registry `<data>/agents.json` (behaviour.md §1.1) on lowdb.
- * Writes are serialised through one promise chain so concurrent registrations never interleave.
+ * Why a stored record cannot be used, or null (issue 12, defect 8: a malformed record was accepted
+ * and then every command of the agent failed). The home policy applies to stored homes too.
+ */
+function recordProblem(key: string, r: unknown, dataDir: string): string | null {
+  if (!isAgentId(key)) return 'not a valid agent id';
+  if (!isObject(r)) return 'not an object';
+  if (r.id !== key) return `id must be "${key}"`;
+  if (!absolute(r.home)) return 'home must be an absolute path';
+  if (!Array.isArray(r.allowedPaths) || !r.allowedPaths.every(absolute)) return 'allowedPaths must be a list of absolute paths';
+  if (typeof r.createdAt !== 'string') return 'createdAt must be a timestamp';
+  if (r.webhookToken !== undefined && (typeof r.webhookToken !== 'string' || !WEBHOOK_TOKEN_RE.test(r.webhookToken))) return 'webhookToken is malformed';
+  try {
+    checkAgentRoots({ dataDir, agentId: key, home: r.home, allowedPaths: r.allowedPaths as string[] });
+  } catch (err) {
+    if (err instanceof LoomError) return err.detail ?? err.error;
+    throw err;
+  }
+  return null;
+}
+
+/**
+ * The agent registry `<data>/agents.json` (behaviour.md §1.1) on lowdb. Held in a Map (agent ids
+ * such as `constructor` are user text). Every change is write-then-apply (issue 12, defect 5): the
+ * next file content is built from a copy, written atomically, and only then becomes the registry,
+ * so a failed write (EMFILE, ENOSPC) changes nothing in memory. Changes are serialised through one
+ * promise chain, each built from the state the previous one left.
  */
 export class LowAgentStore implements AgentStore {
+  private agents: Map<string, AgentRecord>;
   private chain: Promise<void> = Promise.resolve();
 
-  private constructor(private readonly db: Low<AgentsFile>) {}
+  private constructor(private readonly db: Low<AgentsFile>) {
+    this.agents = new Map(Object.entries(db.data.agents));
+  }
 
-  /** Open the registry file; an unreadable file throws RegistryReadError (the daemon stops). */
+  /** Open the registry file; an unreadable file or a malformed record throws RegistryReadError (the daemon stops). */
   static async open(dataDir: string, file = 'agents.json'): Promise<LowAgentStore> {
-    const db = new Low<AgentsFile>(new AtomicJsonFile<AgentsFile>(join(dataDir, file)), { version: 1, agents: {} });
+    const path = join(dataDir, file);
+    const db = new Low<AgentsFile>(new AtomicJsonFile<AgentsFile>(path), { version: 1, agents: {} });
     await db.read();
-    if (typeof db.data !== 'object' || db.data === null || typeof db.data.agents !== 'object' || db.data.agents === null) {
-      throw new RegistryReadError(join(dataDir, file), 'missing "agents" object');
+    if (!isObject(db.data) || !isObject(db.data.agents)) throw new RegistryReadError(path, '"agents" must be an object');
+    for (const [key, r] of Object.entries(db.data.agents)) {
+      const problem = recordProblem(key, r, dataDir);
+      if (problem) throw new RegistryReadError(path, `agent "${key}": ${problem}`);
     }
     return new LowAgentStore(db);
   }
@@ -34,28 +70,32 @@ export class LowAgentStore implements AgentStore {
   }
 
   list(): AgentRecord[] {
-    return Object.values(this.db.data.agents).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return [...this.agents.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
   get(id: string): AgentRecord | undefined {
-    return Object.prototype.hasOwnProperty.call(this.db.data.agents, id) ? this.db.data.agents[id] : undefined;
+    return this.agents.get(id);
   }
 
   put(record: AgentRecord): Promise<void> {
-    this.db.data.agents[record.id] = record;
-    return this.persist();
+    return this.commit((next) => { next.set(record.id, record); return true; });
   }
 
   async remove(id: string): Promise<boolean> {
-    if (!this.get(id)) return false;
-    delete this.db.data.agents[id];
-    await this.persist();
-    return true;
+    let existed = false;
+    await this.commit((next) => (existed = next.delete(id)));
+    return existed;
   }
 
-  private persist(): Promise<void> {
-    const next = this.chain.then(() => this.db.write());
-    this.chain = next.catch(() => undefined);
-    return next;
+  /** Build the next registry from the current one, write it, then make it current; `change` says whether anything changed. */
+  private commit(change: (next: Map<string, AgentRecord>) => boolean): Promise<void> {
+    const run = this.chain.then(async () => {
+      const next = new Map(this.agents);
+      if (!change(next)) return;
+      await this.db.adapter.write({ version: 1, agents: Object.fromEntries(next) });
+      this.agents = next;
+    });
+    this.chain = run.catch(() => undefined);
+    return run;
   }
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fdatasync, fsyncSync, mkdirSync, openSync, writeSync } from 'node:fs';
-import { open, rename, unlink } from 'node:fs/promises';
+import { closeSync, existsSync, fdatasync, fstatSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { sharedLogHandles, type LogHandles, type PooledLog } from './logHandles.js';
 
 /** Raised by operations on a log that was closed (agent deleted, daemon stopping). */
 export class LogClosedError extends Error {
@@ -10,11 +10,14 @@ export class LogClosedError extends Error {
   }
 }
 
+/** File content: a string, or a writer that emits it in pieces (a compaction copies lines from the old file). */
+export type Content = string | ((emit: (chunk: string | Buffer) => void) => void);
+
 /** A rewrite's plan: the new content and what to do once it is durable; null keeps the file. */
-export type RewritePlan = { data: string; onDurable?: () => void } | null;
+export type RewritePlan = { data: Content; onDurable?: () => void } | null;
 
 type Settle = { resolve: () => void; reject: (e: unknown) => void };
-type AppendItem = Settle & { kind: 'append'; data: string; onDurable?: () => void };
+type AppendItem = Settle & { kind: 'append'; data: string; onDurable?: (offset: number) => void; offset?: number };
 type Item = AppendItem | (Settle & { kind: 'rewrite'; build: () => RewritePlan }) | (Settle & { kind: 'close' });
 
 /**
@@ -29,18 +32,22 @@ const SYNCS_IN_FLIGHT = 2;
  *
  * All appends queued while the log is busy are written together and made durable by one
  * fdatasync, so an append costs the same whatever the file's size, and concurrent writers share
- * the sync. `onDurable` callbacks run in append order right after their data is on disk, before
- * the append's promise resolves: the caller's in-memory index is only ever changed after the
- * change is durable, and a rewrite's `build` (compaction) sees every durable append.
+ * the sync. `onDurable` callbacks get the byte offset their data starts at and run in append order
+ * right after it is on disk, before the append's promise resolves: the caller's in-memory index is
+ * only ever changed after the change is durable, and a rewrite's `build` (compaction) sees every
+ * durable append. `read` gives back bytes at an offset (the inbox keeps texts on disk).
  *
  * A fdatasync makes everything written before it was called durable, so when any sync returns,
  * every batch written before it started is settled, in order. Rewrites and close wait for the
  * syncs in flight and run alone. A rewrite replaces the file atomically (temp file, fsync, rename,
  * fsync of the folder). After a failed write or sync the file may end in a partial line, so the
- * next append first rewrites the file from the caller's state (`repair`).
+ * next append first rewrites the file from the caller's state (`repair`). The descriptor belongs
+ * to a bounded pool (LogHandles): an idle log may lose it and reopens on its next use.
  */
-export class AppendLog {
+export class AppendLog implements PooledLog {
   private fd: number | null = null;
+  /** Bytes in the file while the descriptor is open (the log is its only writer). */
+  private size = 0;
   private readonly queue: Item[] = [];
   private readonly unsynced: Array<{ seq: number; batch: AppendItem[] }> = [];
   private seq = 0;
@@ -49,11 +56,11 @@ export class AppendLog {
   private closed = false;
   private broken = false;
 
-  /** `repair` returns the full content that matches the caller's durable state. */
-  constructor(readonly path: string, private readonly repair: () => string) {}
+  /** `repair` returns the full content that matches the caller's durable state (or a plan with what to do once it is durable). */
+  constructor(readonly path: string, private readonly repair: () => Content | NonNullable<RewritePlan>, private readonly handles: LogHandles = sharedLogHandles) {}
 
-  /** Append `data` (whole lines); resolves once it is durable and `onDurable` ran. */
-  append(data: string, onDurable?: () => void): Promise<void> {
+  /** Append `data` (whole lines); resolves once it is durable and `onDurable(offset)` ran. */
+  append(data: string, onDurable?: (offset: number) => void): Promise<void> {
     return this.enqueue((s) => ({ ...s, kind: 'append', data, onDurable }));
   }
 
@@ -67,6 +74,26 @@ export class AppendLog {
     const p = this.enqueue((s) => ({ ...s, kind: 'close' }));
     this.closed = true;
     return p;
+  }
+
+  /** `length` bytes from `offset` of the file (durable data the caller indexed). */
+  read(offset: number, length: number): Buffer {
+    const fd = this.openFd();
+    const buf = Buffer.allocUnsafe(length);
+    let got = 0;
+    while (got < length) {
+      const n = readSync(fd, buf, got, length - got, offset + got);
+      if (n === 0) throw new Error(`${this.path}: ${length} bytes at ${offset} are past the end of the file`);
+      got += n;
+    }
+    return buf;
+  }
+
+  /** LogHandles: give the descriptor back when nothing of this log is in flight. */
+  closeIfIdle(): boolean {
+    if (this.fd === null || this.syncing > 0 || this.exclusive) return false;
+    this.dropFd();
+    return true;
   }
 
   private enqueue(make: (s: Settle) => Item): Promise<void> {
@@ -84,19 +111,21 @@ export class AppendLog {
       if (head.kind !== 'append' || this.broken) {
         if (this.syncing > 0) return;
         if (head.kind === 'append') this.runAlone(this.takeBatch(), async (batch) => this.repairThenAppend(batch));
-        else this.runAlone([this.queue.shift() as Item], () => (head.kind === 'close' ? this.closeFd() : this.replace(head.build)));
+        else this.runAlone([this.queue.shift() as Item], async () => (head.kind === 'close' ? this.dropFd() : this.replace(head.build)));
         return;
       }
       if (this.syncing >= SYNCS_IN_FLIGHT) return;
       const batch = this.takeBatch();
+      let offsets: number[];
       try {
-        this.writeAll(batch.map((b) => b.data).join(''));
+        offsets = this.writeBatch(batch);
       } catch (err) {
         this.broken = true;
         for (const b of batch) b.reject(err);
         continue;
       }
       const seq = ++this.seq;
+      batch.forEach((b, k) => { b.offset = offsets[k]; });
       this.unsynced.push({ seq, batch });
       this.syncing++;
       fdatasync(this.fd as number, (err) => {
@@ -122,7 +151,7 @@ export class AppendLog {
         for (const b of batch) b.reject(err);
         continue;
       }
-      for (const b of batch) b.onDurable?.();
+      for (const b of batch) b.onDurable?.(b.offset as number);
       for (const b of batch) b.resolve();
     }
   }
@@ -140,52 +169,78 @@ export class AppendLog {
   }
 
   private async repairThenAppend(batch: AppendItem[]): Promise<void> {
-    await this.replace(() => ({ data: this.repair() }));
-    this.writeAll(batch.map((b) => b.data).join(''));
+    this.replace(() => {
+      const r = this.repair();
+      return typeof r === 'string' || typeof r === 'function' ? { data: r } : r;
+    });
+    const offsets = this.writeBatch(batch);
     const fd = this.fd as number;
     await new Promise<void>((resolve, reject) => fdatasync(fd, (err) => (err ? reject(err) : resolve())));
-    for (const b of batch) b.onDurable?.();
+    batch.forEach((b, k) => b.onDurable?.(offsets[k]));
   }
 
-  /** Copy into the page cache inline (microseconds); only the fdatasync waits for the disk. */
-  private writeAll(data: string): void {
+  /** Copy a batch into the page cache inline (microseconds); returns where each item starts. */
+  private writeBatch(batch: AppendItem[]): number[] {
     const fd = this.openFd();
-    const buf = Buffer.from(data, 'utf8');
+    const offsets: number[] = [];
+    const bufs = batch.map((b) => Buffer.from(b.data, 'utf8'));
+    let at = this.size;
+    for (const b of bufs) { offsets.push(at); at += b.length; }
+    const all = bufs.length === 1 ? bufs[0] : Buffer.concat(bufs);
     let off = 0;
-    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+    try {
+      while (off < all.length) off += writeSync(fd, all, off, all.length - off);
+    } finally {
+      this.size += off;
+    }
+    return offsets;
   }
 
-  private async replace(build: () => RewritePlan): Promise<void> {
+  /** Write the plan to a temp file, make it durable, rename it over the log (synchronous: nothing interleaves). */
+  private replace(build: () => RewritePlan): void {
     const plan = build();
     if (!plan) return;
     mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
     const tmp = join(dirname(this.path), `.${basename(this.path)}.${randomBytes(4).toString('hex')}.tmp`);
-    const t = await open(tmp, 'w', 0o600);
+    const t = openSync(tmp, 'w', 0o600);
     try {
-      await t.writeFile(plan.data, 'utf8');
-      await t.sync();
-    } finally {
-      await t.close();
-    }
-    try {
-      await rename(tmp, this.path);
+      const emit = (chunk: string | Buffer) => {
+        const b = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+        for (let off = 0; off < b.length;) off += writeSync(t, b, off, b.length - off);
+      };
+      if (typeof plan.data === 'string') emit(plan.data);
+      else plan.data(emit);
+      fsyncSync(t);
     } catch (err) {
-      await unlink(tmp);
+      closeSync(t);
+      unlinkSync(tmp);
+      throw err;
+    }
+    closeSync(t);
+    try {
+      renameSync(tmp, this.path);
+    } catch (err) {
+      unlinkSync(tmp);
       throw err;
     }
     fsyncDir(dirname(this.path));
-    await this.closeFd();
+    this.dropFd();
     this.broken = false;
     plan.onDurable?.();
   }
 
-  /** The append descriptor, opened on first use; a new file's folder entries are made durable too. */
+  /** The descriptor, opened on first use (read and append); a new file's folder entries are made durable too. */
   private openFd(): number {
-    if (this.fd !== null) return this.fd;
+    if (this.fd !== null) {
+      this.handles.touch(this);
+      return this.fd;
+    }
     const dir = dirname(this.path);
     const created = mkdirSync(dir, { recursive: true, mode: 0o700 });
     const existed = existsSync(this.path);
-    this.fd = openSync(this.path, 'a', 0o600);
+    this.fd = this.openWithRetry();
+    this.size = fstatSync(this.fd).size;
+    this.handles.touch(this);
     if (!existed) {
       fsyncDir(dir);
       // Folders made just now must be durable in their parents too.
@@ -194,9 +249,21 @@ export class AppendLog {
     return this.fd;
   }
 
-  private async closeFd(): Promise<void> {
+  /** Out of descriptors: close the idle logs' ones and try once more. */
+  private openWithRetry(): number {
+    try {
+      return openSync(this.path, 'a+', 0o600);
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if ((code === 'EMFILE' || code === 'ENFILE') && this.handles.shed(this)) return openSync(this.path, 'a+', 0o600);
+      throw err;
+    }
+  }
+
+  private dropFd(): void {
     const fd = this.fd;
     this.fd = null;
+    this.handles.forget(this);
     if (fd === null) return;
     try {
       closeSync(fd);

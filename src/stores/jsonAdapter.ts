@@ -1,4 +1,4 @@
-import type { Adapter } from 'lowdb';
+import type { Adapter, SyncAdapter } from 'lowdb';
 import { readFileIfExists, writeFileAtomic } from '../effects/atomicFile.js';
 
 /** Raised when a registry file exists but cannot be parsed (behaviour.md §1.1: never reset silently). */
@@ -6,6 +6,14 @@ export class RegistryReadError extends Error {
   constructor(readonly file: string, reason: string) {
     super(`cannot read ${file}: ${reason}`);
   }
+}
+
+/** A file-system error as one short phrase for `loom: cannot read <file>: <phrase>`. */
+export function fileErrorText(err: unknown): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  if (code === 'EISDIR') return 'it is a directory';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  return (err as Error).message;
 }
 
 /**
@@ -16,6 +24,42 @@ export class AtomicJsonFile<T> implements Adapter<T> {
   constructor(private readonly path: string) {}
 
   async read(): Promise<T | null> {
+    let text: string | undefined;
+    try {
+      text = readFileIfExists(this.path);
+    } catch (err) {
+      throw new RegistryReadError(this.path, fileErrorText(err));
+    }
+    if (text === undefined) return null;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      throw new RegistryReadError(this.path, (err as Error).message);
+    }
+    // lowdb would take null for "no file yet" and start an empty registry (issue 12, defect 8).
+    if (value === null) throw new RegistryReadError(this.path, 'the file holds null, not a registry');
+    return value as T;
+  }
+
+  async write(data: T): Promise<void> {
+    this.writeSync(data);
+  }
+
+  /** The same write, throwing synchronously (a caller that must know it is durable before going on). */
+  writeSync(data: T): void {
+    writeFileAtomic(this.path, JSON.stringify(data, null, 2) + '\n');
+  }
+}
+
+/**
+ * The synchronous twin of AtomicJsonFile for lowdb's LowSync: registries read on first use from a
+ * command (the package registry of an agent) cannot wait for a promise.
+ */
+export class AtomicJsonFileSync<T> implements SyncAdapter<T> {
+  constructor(private readonly path: string) {}
+
+  read(): T | null {
     const text = readFileIfExists(this.path);
     if (text === undefined) return null;
     try {
@@ -25,7 +69,7 @@ export class AtomicJsonFile<T> implements Adapter<T> {
     }
   }
 
-  async write(data: T): Promise<void> {
+  write(data: T): void {
     writeFileAtomic(this.path, JSON.stringify(data, null, 2) + '\n');
   }
 }

@@ -46,17 +46,24 @@ async function service(dir: string, now: number) {
 const spec = (over: Partial<{ singleUse: boolean; ttlMs: number }> = {}) => ({ pathPrefix: '', verbs: ['GET' as const], ttlMs: over.ttlMs ?? 60_000, singleUse: over.singleUse ?? false });
 
 describe('<data>/capabilities.json (behaviour.md §1.1)', () => {
-  it('when a capability is minted, then the file holds only the SHA-256 hex of the secret, mode 0600', async () => {
+  it('when a capability is minted, then the journal (and, after a restart, the file) holds only the SHA-256 hex of the secret, mode 0600', async () => {
     const dir = tempDir();
-    const { svc } = await service(dir, T0);
+    const { svc, store } = await service(dir, T0);
     const m = await svc.mint('leo', spec());
+    // A mint is one journal line (issue 12: no whole-file rewrite per mint); the snapshot gets it at the next start.
+    const journal = readFileSync(join(dir, 'capabilities.journal.jsonl'), 'utf8');
+    expect(journal).not.toContain(m.secret);
+    expect(journal).not.toContain(m.secret.slice(5));
+    expect(JSON.parse(journal.trim()).record.secret_sha256).toBe(createHash('sha256').update(m.secret).digest('hex'));
+    expect(statSync(join(dir, 'capabilities.journal.jsonl')).mode & 0o777).toBe(0o600);
+    svc.stopAll();
+    await store.close();
+    await service(dir, T0);
     const text = readFileSync(join(dir, 'capabilities.json'), 'utf8');
     expect(text).not.toContain(m.secret);
-    expect(text).not.toContain(m.secret.slice(5));
-    const rec = JSON.parse(text).capabilities[0];
-    expect(rec.secret_sha256).toBe(createHash('sha256').update(m.secret).digest('hex'));
+    expect(JSON.parse(text).capabilities[0].secret_sha256).toBe(createHash('sha256').update(m.secret).digest('hex'));
     expect(statSync(join(dir, 'capabilities.json')).mode & 0o777).toBe(0o600);
-    svc.stopAll();
+    expect(readFileSync(join(dir, 'capabilities.journal.jsonl'), 'utf8')).toBe('');
   });
 
   it('when the service restarts, then a live token still verifies and a consumed one stays dead', async () => {

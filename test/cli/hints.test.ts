@@ -38,7 +38,7 @@ describe('CLI hints name real commands (issue 19 point 11; the import-cycle chec
     expect(resolves(program, ['agent', 'capability', 'mint', '--path'])).toBe(true);
     expect(resolves(program, ['--agent', 'leo', 'main', "'/open"])).toBe(true);
     expect(resolves(program, ['agent', 'capabilities'])).toBe(false);
-    expect(resolves(program, ['install', 'x'])).toBe(false);
+    expect(resolves(program, ['frobnicate', 'x'])).toBe(false);
     expect(resolves(program, ['main'])).toBe(false);
   });
 

@@ -5,13 +5,14 @@ let b: CommandBench;
 beforeAll(async () => { b = await bench(); });
 afterAll(async () => { await b.close(); });
 
-/** behaviour.md §2.4, without the Packages line until /install is built (hints name built commands only). */
+/** behaviour.md §2.4, verbatim. */
 const HELP_PAGE = page('Loom commands', [
   'Documents  /open <file|folder|URL|app:NAME|@shortcut|#anchor> · /back · /refresh · /close · /nav [menu] · /source [target] · /info [@shortcut]',
   'Actions    /act · /act.<id> --help · /act.<id> [values] [--field value]',
   'Files      /ls [path] · /edit <file> · /write <file> · /append <file> · /replace <file> · /undo [file]',
   'Variables  /set · /set {name} = "v" · /set $NAME = "v" · /unset <names>',
   'Shell      /exec [--timeout s] <command>',
+  'Packages   /install <source> · /uninstall <name> · /packages',
   'Events     /events · /events.read <id> · /events.ack <id> · /events.clear [--all] · /webhook [show|rotate]',
   'Topics     /topics [type]',
   'Details: /help <command>',
@@ -56,7 +57,7 @@ describe('behaviour.md §2.4 /help', () => {
   });
 
   it.each(['help', 'info', 'open', 'back', 'refresh', 'close', 'nav', 'source', 'ls', 'edit', 'write', 'append', 'replace',
-    'undo', 'act', 'action', 'set', 'unset', 'exec', 'events', 'webhook', 'topics'])(
+    'undo', 'act', 'action', 'set', 'unset', 'exec', 'install', 'uninstall', 'packages', 'events', 'webhook', 'topics'])(
     'when /help %s is asked, then a Help: page with at least a syntax line and a sentence is printed', async (word) => {
       const r = await b.run('main', `/help ${word}`);
       const lines = r.body.split('\n');

@@ -41,9 +41,9 @@ async function agentRunner(t: TestApp, agentId: string): Promise<{ home: string;
 }
 
 /** Start an app (port 0, memory agent registry) and register `agentId`. */
-export async function bench(opts: { agentId?: string; clock?: Clock } = {}): Promise<CommandBench> {
+export async function bench(opts: { agentId?: string; clock?: Clock; env?: Record<string, string> } = {}): Promise<CommandBench> {
   const agentId = opts.agentId ?? 'leo';
-  const t = await startApp({ clock: opts.clock });
+  const t = await startApp({ clock: opts.clock, env: opts.env });
   const first = await agentRunner(t, agentId);
   return { t, agentId, home: first.home, run: first.run, agent: (id) => agentRunner(t, id), close: () => t.close() };
 }

@@ -119,7 +119,7 @@ describe('invocation hand-off (behaviour.md §2.1 step 5, §5.1)', () => {
 
 describe('app topics whose package is missing (behaviour.md §2.6, §3.8)', () => {
   it('when /act or /nav runs in an app topic without the package, then NOT_FOUND names the app', async () => {
-    const want = "ERROR(NOT_FOUND): App 'ghost' is not installed.\nRecovery: /open in topic app lists the installed apps";
+    const want = "ERROR(NOT_FOUND): App 'ghost' is not installed.\nRecovery: /install <source> --app --as ghost";
     expect((await d.run('app:ghost', '/act')).body).toBe(want);
     expect((await d.run('app:ghost', '/nav')).body).toBe(want);
   });

@@ -248,7 +248,7 @@ describe('app and tool hubs (behaviour.md §2.12)', () => {
     const app = await d.run('app', '/open');
     expect(app.body).toMatch(/^App hub\n---\nInstalled apps \(2\)\n {2}envapp {2}local {2}- {2}~\/src\/envapp\n {2}weather|^App hub\n---\nInstalled apps \(1\)\n/);
     expect(app.body).toContain('Open app topics (');
-    expect(app.body.split('\n').pop()).toBe('next: /open app:<name>');
-    expect((await d.run('tool', '/refresh')).body).toBe('Tool hub\n---\nInstalled tools (1)\n  tooly  local  1.2.0  ~/src/tooly\nnext: /open app:<name>');
+    expect(app.body.split('\n').pop()).toBe('next: /open app:<name> · /install <source> --app · /uninstall <name>');
+    expect((await d.run('tool', '/refresh')).body).toBe('Tool hub\n---\nInstalled tools (1)\n  tooly  local  1.2.0  ~/src/tooly\nnext: /open app:<name> · /install <source> --tool');
   });
 });

@@ -151,8 +151,8 @@ describe('/open packages (behaviour.md §3.2 steps 1, 6, 7)', () => {
     const r = await d.run('app:weather:seoul', '/open');
     expect(r.body.split('\n')[0]).toBe('Opened app:weather (~/packages/weather/string.md)');
   });
-  it('when the package is not installed, then NOT_FOUND with a recovery that names a built command', async () => {
-    const want = "ERROR(NOT_FOUND): App 'nope' is not installed.\nRecovery: /open in topic app lists the installed apps";
+  it('when the package is not installed, then NOT_FOUND with the install recovery', async () => {
+    const want = "ERROR(NOT_FOUND): App 'nope' is not installed.\nRecovery: /install <source> --app --as nope";
     expect((await d.run(topic, '/open app:nope')).body).toBe(want);
     expect((await d.run('app:nope', '/open')).body).toBe(want);
   });
@@ -165,7 +165,7 @@ describe('/open in hubs (behaviour.md §2.12)', () => {
   it('when a hub opens a target, then INVALID_TARGET; without a target, then the hub page', async () => {
     expect((await d.run('app', '/open ~/notes/plan.md')).body).toBe('ERROR(INVALID_TARGET): Hub topics show their page only; open documents in a tab or app topic.');
     const r = await d.run('tool', '/open');
-    expect(r.body).toBe('Tool hub\n---\nInstalled tools (0)\n  (none)\nnext: /open app:<name>');
+    expect(r.body).toBe('Tool hub\n---\nInstalled tools (0)\n  (none)\nnext: /open app:<name> · /install <source> --tool');
     expect(r.meta).toBeNull();
   });
 });

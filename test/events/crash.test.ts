@@ -57,6 +57,9 @@ describe('inbox crash safety (SIGKILL during intake)', () => {
           }
         }
       });
+      // The random moment counts from the rep's first 202, so a slow (shared) machine still writes in every rep.
+      const before = acked.size;
+      for (let t = 0; acked.size === before && t < 200; t++) await new Promise((r) => setTimeout(r, 25));
       const wait = randomInt(30, 300);
       killedAfter.push(wait);
       await new Promise((r) => setTimeout(r, wait));

@@ -74,20 +74,22 @@ describe('inbox log (behaviour.md §9.8)', () => {
     await inbox.closeAll();
     appendFileSync(inbox.logPath('leo'), '{"op":"add","event":{"id":"evt_01J2Z9X8Q4M7K3T5V6W8Y0A1B2","te');
     const { inbox: again } = inboxAt(dir);
-    expect(await again.load('leo')).toEqual({ events: 1, skipped: 1, compacted: true });
+    expect(await again.load('leo')).toEqual({ events: 1, skipped: 1, compacted: true, quarantine: `${again.logPath('leo')}.quarantine` });
+    expect(readFileSync(`${again.logPath('leo')}.quarantine`, 'utf8')).toBe('{"op":"add","event":{"id":"evt_01J2Z9X8Q4M7K3T5V6W8Y0A1B2","te\n');
     const b = await again.add('leo', 'after', 'pending');
     expect(lines(again.logPath('leo')).map((l) => (l.event as { text: string }).text)).toEqual(['kept', 'after']);
     expect(again.list('leo', { all: true, limit: 10 }).rows.map((e) => e.id)).toEqual([b.id, a.id]);
   });
 
-  it('when a line in the middle is damaged, then only that line is lost and loading never fails', async () => {
+  it('when a line in the middle is damaged, then only that line leaves the log (kept in the quarantine file) and loading never fails', async () => {
     const { dir } = inboxAt();
     const path = `${dir}/agents/leo/state/events.jsonl`;
     mkdirSync(dirname(path), { recursive: true });
     const ev = (id: string, text: string) => JSON.stringify({ op: 'add', event: { id, agentId: 'leo', receivedAt: '2025-06-01T10:00:00.000Z', source: 'local-webhook', text, status: 'pending', ackedAt: null } });
     writeFileSync(path, [ev('evt_01J2Z9X8Q4M7K3T5V6W8Y0A1B2', 'one'), 'garbage{', '{"op":"add","event":{"id":"not-an-id"}}', ev('evt_01J2Z9X8Q4M7K3T5V6W8Y0A1B3', 'two'), ''].join('\n'));
     const { inbox } = inboxAt(dir);
-    expect(await inbox.load('leo')).toEqual({ events: 2, skipped: 2, compacted: true });
+    expect(await inbox.load('leo')).toEqual({ events: 2, skipped: 2, compacted: true, quarantine: `${path}.quarantine` });
+    expect(readFileSync(`${path}.quarantine`, 'utf8')).toBe('garbage{\n{"op":"add","event":{"id":"not-an-id"}}\n');
     expect(inbox.list('leo', { all: true, limit: 10 }).rows.map((e) => e.text)).toEqual(['two', 'one']);
   });
 

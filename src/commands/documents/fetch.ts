@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { statSync, readFileSync } from 'node:fs';
 import { fail, type CommandResult } from '../../domain/result.js';
 import { fetchDocument } from '../../effects/docFetch.js';
-import { htmlToMarkdown } from '../../effects/html.js';
+import { classifyRemote, jsonDocument, type RemoteDoc } from '../../effects/remoteDoc.js';
 import type { CommandContext, DocumentServices } from '../types.js';
 import { httpRule } from './targets.js';
 
@@ -44,10 +44,7 @@ export function sha256(buf: Buffer): string {
 }
 
 /** A fetched remote document, classified (behaviour.md §3.3). */
-export type Remote =
-  | { kind: 'json'; value: unknown; raw: string; url: string }
-  | { kind: 'html'; text: string; raw: string; url: string }
-  | { kind: 'text'; text: string; raw: string; url: string };
+export type Remote = RemoteDoc;
 
 const ACCEPT = 'text/markdown, text/plain;q=0.9, text/html;q=0.8, application/json;q=0.7';
 
@@ -68,28 +65,7 @@ export async function fetchRemote(ctx: CommandContext, url: string): Promise<Rem
   if (r.status === 404) return fail('NOT_FOUND', `Not found: ${url}`);
   if (r.status < 200 || r.status > 299) return fail('HTTP_ERROR', `HTTP ${r.status} fetching ${url}`);
   if (looksBinary(r.body)) return fail('INVALID_TARGET', `Not a text document: ${url} (binary)`);
-  const raw = r.body.toString('utf8');
-  const ct = r.contentType.toLowerCase();
-  const declaredJson = /[/+]json\b/.test(ct);
-  if (declaredJson || ((ct === '' || ct.startsWith('text/plain')) && /^\s*[[{]/.test(raw))) {
-    const value = parseJson(raw);
-    // Declared JSON that does not parse is shown as text, like any other text.
-    if (value.ok) return { kind: 'json', value: value.value, raw, url: r.url };
-  }
-  if (ct.includes('html') || (ct === '' && /^\s*<(!doctype html|html)/i.test(raw))) return { kind: 'html', text: await htmlToMarkdown(raw), raw, url: r.url };
-  return { kind: 'text', text: raw, raw, url: r.url };
+  return classifyRemote(r.body.toString('utf8'), r.contentType, r.url);
 }
 
-/** A non-manifest JSON value shown as a pretty-printed fenced block (behaviour.md §3.3). */
-export function jsonDocument(value: unknown): string {
-  return '```json\n' + JSON.stringify(value, null, 2) + '\n```';
-}
-
-function parseJson(raw: string): { ok: true; value: unknown } | { ok: false } {
-  try {
-    return { ok: true, value: JSON.parse(raw) };
-  } catch {
-    // Not JSON: the caller treats the text as a document.
-    return { ok: false };
-  }
-}
+export { jsonDocument };

@@ -9,10 +9,7 @@ function packageRows(ctx: CommandContext, type: 'app' | 'tool'): string[][] {
 
 const orNone = (rows: string[]) => (rows.length ? rows : ['  (none)']);
 
-/**
- * The `app` hub page (behaviour.md §2.12). Its `next:` line names `/install` and `/uninstall` only
- * once the install issue builds them (hints never name a missing command).
- */
+/** The `app` hub page (behaviour.md §2.12). */
 export function appHub(ctx: CommandContext): string[] {
   const rows = packageRows(ctx, 'app');
   const topics = ctx.services.topics(ctx.agent.id).filter((t) => t.session.ref.type === 'app');
@@ -21,12 +18,12 @@ export function appHub(ctx: CommandContext): string[] {
     ...orNone(columns(rows)),
     `Open app topics (${topics.length})`,
     ...orNone(columns(topics.map((t) => [t.session.ref.topic, t.session.doc ? t.session.doc.display : '(no document)']))),
-    nextLine(['/open app:<name>']),
+    nextLine(['/open app:<name>', '/install <source> --app', '/uninstall <name>']),
   ];
 }
 
 /** The `tool` hub page (behaviour.md §2.12). */
 export function toolHub(ctx: CommandContext): string[] {
   const rows = packageRows(ctx, 'tool');
-  return [`Installed tools (${rows.length})`, ...orNone(columns(rows)), nextLine(['/open app:<name>'])];
+  return [`Installed tools (${rows.length})`, ...orNone(columns(rows)), nextLine(['/open app:<name>', '/install <source> --tool'])];
 }

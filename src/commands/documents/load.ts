@@ -101,6 +101,8 @@ async function remote(ctx: CommandContext, url: string, page: string | null, pkg
 
 /** An installed package's root or page (behaviour.md §3.2 step 6; §7.6 modes). */
 async function packageDoc(ctx: CommandContext, name: string, page: string | null): Promise<Fetched | CommandResult> {
+  // A commit of this agent's packages in progress finishes first (behaviour.md §7.6: opens wait).
+  await ctx.services.packages.whenIdle?.(ctx.agent.id);
   const rec = ctx.services.packages.get(ctx.agent.id, name);
   if (!rec) return notInstalled(name);
   if (rec.mode === 'link') return remote(ctx, rec.uri, page, name);

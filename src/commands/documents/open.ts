@@ -4,7 +4,7 @@ import { HUB_ONLY_MESSAGE } from '../registry.js';
 import type { Command, CommandContext } from '../types.js';
 import { isResult, loadSource } from './load.js';
 import { listingLines, listingSystem } from './ls.js';
-import { docData, pushHistory, setCurrent, syncHistory, topicState, type DocData, type DocSource } from './state.js';
+import { clearDocument, docData, pushHistory, setCurrent, syncHistory, topicState, type DocData, type DocSource } from './state.js';
 import { notInstalled, resolveTarget } from './targets.js';
 import { anchorText, documentOutput, envCheck, openedName, withDefault } from './view.js';
 
@@ -127,12 +127,7 @@ export const closeCommand: Command = {
     if (!session.doc || session.ref.type === 'hub') {
       return shellEnded ? { ok: true, code: null, body: `Shell of ${session.ref.topic} ended` } : noDocument();
     }
-    const display = session.doc.display;
-    session.doc = null;
-    topicState(session).history = [];
-    syncHistory(session);
-    session.pageShortcuts.clear();
-    session.baseDir = null;
+    const display = clearDocument(session);
     return { ok: true, code: null, body: shellEnded ? `Closed ${display}; shell ended` : `Closed ${display}` };
   },
 };

@@ -111,6 +111,20 @@ export function setCurrent(s: SessionState, data: DocData, block: string | null)
   if (data.loaded.origin === 'local' && data.location.kind === 'file') s.baseDir = data.location.dir;
 }
 
+/**
+ * Clear the document as `/close` does (behaviour.md §2.3): document, anchor, history, page shortcuts
+ * and base directory; session variables and value shortcuts stay. Returns the display it had.
+ */
+export function clearDocument(s: SessionState): string | null {
+  const display = s.doc?.display ?? null;
+  s.doc = null;
+  topicState(s).history = [];
+  syncHistory(s);
+  s.pageShortcuts.clear();
+  s.baseDir = null;
+  return display;
+}
+
 /** Page shortcut and menu entry targets of a document (behaviour.md §3.7). */
 export function pageShortcutTargets(data: DocData): Map<string, string> {
   const out = new Map<string, string>(data.pageTargets);

@@ -30,7 +30,7 @@ export function httpRule(url: URL): string | null {
 
 /** `ERROR(NOT_FOUND): App '<name>' is not installed.` (behaviour.md §3.2 step 1). */
 export function notInstalled(name: string): CommandResult {
-  return fail('NOT_FOUND', `App '${name}' is not installed.`, { recovery: '/open in topic app lists the installed apps' });
+  return fail('NOT_FOUND', `App '${name}' is not installed.`, { recovery: `/install <source> --app --as ${name}` });
 }
 
 /** `ERROR(FORBIDDEN): Path outside the workspace: <display>` (behaviour.md §1.4). */

@@ -1,0 +1,145 @@
+import { randomBytes } from 'node:crypto';
+import type { InstallJson, LoomClient } from '../client/index.js';
+import { agentFailure, cliAgent, client, examples, globals, guard, httpFailure, print, type CliParts, type GlobalOpts } from './common.js';
+import { execOnce, joinWords, untilde } from './exec.js';
+
+/**
+ * `loom install <source> [flags]`, `loom packages`, `loom uninstall <name>` (issue 14): the slash
+ * commands `/install`, `/packages`, `/uninstall` sent through POST /exec in the `app` hub topic (a
+ * hub: no document of the user's is replaced, relative paths start at the agent home). While an
+ * install runs, its progress is read from the install actor through `GET /installs?request_id=`.
+ */
+
+/** The topic the package commands run in. */
+export const PACKAGE_TOPIC = 'app';
+
+const MiB = 1024 * 1024;
+
+/** `1.5 MiB`, `12 KiB`, `800 B`. */
+export function sizeText(bytes: number): string {
+  if (bytes >= MiB) return `${(bytes / MiB).toFixed(1)} MiB`;
+  if (bytes >= 1024) return `${Math.round(bytes / 1024)} KiB`;
+  return `${bytes} B`;
+}
+
+/** What the progress shows of one install: `weather  12/50 files · 1.2 MiB` (files unknown until planned). */
+export function progressWords(p: Pick<InstallJson, 'name' | 'source' | 'files_done' | 'files_total' | 'bytes'>): string {
+  const files = p.files_total > 0 ? `${p.files_done}/${p.files_total} files` : 'reading the source';
+  return `${p.name ?? p.source}  ${files} · ${sizeText(p.bytes)}`;
+}
+
+/** A terminal progress line: `[#########-----------] ` + progressWords, the bar filled by files done. */
+export function progressBar(p: Pick<InstallJson, 'name' | 'source' | 'files_done' | 'files_total' | 'bytes'>, width = 24): string {
+  const filled = p.files_total > 0 ? Math.min(width, Math.floor((p.files_done / p.files_total) * width)) : 0;
+  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${progressWords(p)}`;
+}
+
+/** Where the progress goes: a terminal redraws one line, anything else gets plain lines. */
+export interface ProgressSink {
+  tty: boolean;
+  write(text: string): void;
+}
+
+/**
+ * Poll the install started by `requestId` and show its progress on `sink` until `stop()`: on a TTY one
+ * line redrawn in place (cleared at the end), else a plain line whenever the file count moved (at most
+ * one a second). Polling errors are ignored: the command's own answer says what happened.
+ */
+export function watchProgress(c: LoomClient, requestId: string, sink: ProgressSink, everyMs = sink.tty ? 100 : 250): { stop(): void } {
+  let stopped = false;
+  let drawn = false;
+  let lastKey = '';
+  let lastAt = 0;
+  const tick = async () => {
+    const r = await c.installs(requestId).catch(() => null);
+    const p = r?.status === 200 ? r.body.installs[0] : undefined;
+    if (stopped || !p) return;
+    if (sink.tty) {
+      sink.write(`\r\x1b[2K${progressBar(p)}`);
+      drawn = true;
+      return;
+    }
+    const key = `${p.files_done}/${p.files_total}`;
+    if (key !== lastKey && Date.now() - lastAt >= 1000) {
+      sink.write(`installing ${progressWords(p)}\n`);
+      lastKey = key;
+      lastAt = Date.now();
+    }
+  };
+  const timer = setInterval(() => void tick(), everyMs);
+  void tick();
+  return {
+    stop() {
+      stopped = true;
+      clearInterval(timer);
+      if (drawn) sink.write('\r\x1b[2K');
+    },
+  };
+}
+
+/** The slash command of `loom install`: the source and flags as words, each one value. */
+export function installCommandText(source: string, o: InstallOptions): string {
+  const words = ['/install', source];
+  if (o.app) words.push('--app');
+  if (o.tool) words.push('--tool');
+  if (o.link) words.push('--link');
+  if (o.local) words.push('--local');
+  if (o.as !== undefined) words.push('--as', o.as);
+  return joinWords(words);
+}
+
+interface InstallOptions {
+  app?: boolean;
+  tool?: boolean;
+  link?: boolean;
+  local?: boolean;
+  as?: string;
+}
+
+/** `loom install`: /install with a progress display on stderr (none with --json); exit 1 on failure (INSTALL_FAILED …). */
+async function install(opts: GlobalOpts, source: string, o: InstallOptions): Promise<number> {
+  const [word] = await untilde(opts, [source]);
+  const requestId = `cli_${randomBytes(8).toString('hex')}`;
+  const c = client(opts);
+  const progress = opts.json ? null : watchProgress(c, requestId, { tty: process.stderr.isTTY === true, write: (t) => process.stderr.write(t) });
+  try {
+    return await execOnce(opts, PACKAGE_TOPIC, installCommandText(word, o), { requestId, onAnswer: () => progress?.stop() });
+  } finally {
+    progress?.stop();
+  }
+}
+
+/** `loom packages --json`: the registry records from GET /packages. */
+async function packagesJson(opts: GlobalOpts): Promise<number> {
+  const r = await client(opts).packages();
+  if (r.status === 401) throw agentFailure(cliAgent(opts));
+  if (r.status !== 200) throw httpFailure(r.status, r.body);
+  print(opts, r.body, '');
+  return 0;
+}
+
+/** The package commands of the CLI (listed in program.ts). */
+export function installCli({ program }: CliParts): void {
+  const g = () => globals(program);
+  examples(
+    program.command('install <source>')
+      .description('Install a package from a file, a folder, a GitHub repository or a URL (manifest or document).\n'
+        + "Paths are the agent's, as in `loom main /open`: relative ones start at the agent home.")
+      .option('--app', 'list it in the app hub (default unless the package says tool)')
+      .option('--tool', 'list it in the tool hub')
+      .option('--link', 'register a local folder in place, or link a URL (fetched on every open)')
+      .option('--local', 'copy the files (the default, except for plain Markdown URLs)')
+      .option('--as <name>', 'the local package name'),
+    [
+      'loom --agent leo install ~/apps/weather',
+      'loom --agent leo install gh:octo/apps/weather@v1 --as weather',
+      'loom --agent leo install https://example.com/weather/manifest.json',
+      'loom --json install ./notes.md --as notes   # {"head", "content", "done"}',
+    ],
+  ).action((source: string, o: InstallOptions) => guard(g(), () => install(g(), source, o)));
+  examples(program.command('packages').description("List the agent's installed packages"), [
+    'loom --agent leo packages', 'loom --json packages   # {"agent_id", "packages": [{name, type, mode, uri, source, version?, files?, installedAt}]}',
+  ]).action(() => guard(g(), () => (g().json ? packagesJson(g()) : execOnce(g(), PACKAGE_TOPIC, '/packages'))));
+  examples(program.command('uninstall <name>').description('Remove an installed package (its variables are kept)'), ['loom --agent leo uninstall weather'])
+    .action((name: string) => guard(g(), () => execOnce(g(), PACKAGE_TOPIC, joinWords(['/uninstall', name]))));
+}

@@ -1,0 +1,48 @@
+import { Installs } from '../actors/installs.js';
+import { installCommands } from '../commands/install.js';
+import { INSTALL_FILE_BYTES, INSTALL_MAX_FILES, INSTALL_TOTAL_BYTES } from '../domain/limits.js';
+import { installsRoute } from '../http/routes/installs.js';
+import { installMachine } from '../machines/install.js';
+import { FilePackageStore } from '../stores/packages.js';
+import type { Feature } from './types.js';
+
+/** Files an install fetches at the same time (a few: enough to hide latency, kind to the server). */
+const PARALLEL_FETCHES = 4;
+
+/**
+ * Issue 14: installs and packages (spec §2 Install manifest, §3 Package install, §4.13;
+ * behaviour.md §7): `/install`, `/uninstall`, `/packages`, the per-agent package registry, one
+ * `install:<install_id>` actor per running install, `GET /installs` for progress, and start-up
+ * recovery of interrupted commits. Registries are read at start-up so an unreadable one stops the
+ * daemon (behaviour.md §1.1).
+ */
+export const installFeature: Feature = ({ system, agents, clock, info, githubApi }) => {
+  const store = new FilePackageStore(info.dataDir);
+  const installs = new Installs(system, {
+    store, env: system.services.env, clock, githubApi, userAgent: `loom/${info.version}`, parallel: PARALLEL_FETCHES,
+  });
+  for (const a of agents.list()) {
+    store.load(a.id);
+    for (const line of installs.sweep(a.id, a.home)) process.emitWarning(`agent ${a.id}: ${line}`);
+  }
+  return {
+    commands: installCommands,
+    services: { packages: store, installs },
+    installer: installs,
+    describe: {
+      'install-manifest': { version: 1 },
+      'github-install': {},
+      install: {
+        github_api: githubApi,
+        sources: ['file', 'folder', 'github', 'url', 'manifest'],
+        delivery: ['local', 'link', 'any'],
+        limits: { files: INSTALL_MAX_FILES, file_bytes: INSTALL_FILE_BYTES, total_bytes: INSTALL_TOTAL_BYTES },
+        progress: '/installs',
+      },
+    },
+    onDelete: (agentId) => { store.forget(agentId); },
+    routes: [installsRoute],
+    // GET /inspect/machines draws the install machine from its definition (behaviour.md §13.1).
+    machines: [installMachine],
+  };
+};

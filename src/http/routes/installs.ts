@@ -1,0 +1,38 @@
+import type { Express, Request } from 'express';
+import { LoomError } from '../../domain/errors.js';
+import type { AppContext } from '../context.js';
+import { agentHeader, route } from '../route.js';
+
+/** The agent named by `X-Agent-Id`: 400 without it, 401 when it is not registered (as /exec). */
+function agentOf(req: Request, ctx: AppContext): string {
+  const agentId = agentHeader(req);
+  if (!agentId) throw new LoomError(400, 'X-Agent-Id header required');
+  if (!ctx.system.hasAgent(agentId)) throw new LoomError(401, `Unknown agent: ${agentId}`);
+  return agentId;
+}
+
+/**
+ * `GET /installs` (beyond spec): the running installs of the agent named by `X-Agent-Id`, read from
+ * its `install:<install_id>` actors, with the progress fields of behaviour.md §13.2
+ * (`{agent_id, installs: [{install_id, name, source, state, files_done, files_total, bytes,
+ * request_id}]}`); `?request_id=` keeps the install started by that command. The CLI's progress
+ * bar polls it while `/install` runs. `GET /packages` (beyond spec): the agent's registry records,
+ * sorted by name (`{agent_id, packages: [...]}`), for `loom packages --json`.
+ */
+export function installsRoute(app: Express, ctx: AppContext): void {
+  route(app, '/installs', {
+    GET: (req, res) => {
+      const agentId = agentOf(req, ctx);
+      const want = typeof req.query.request_id === 'string' ? req.query.request_id : undefined;
+      const installs = ctx.system.installs(agentId).filter((i) => want === undefined || i.request_id === want);
+      res.json({ agent_id: agentId, installs });
+    },
+  });
+  route(app, '/packages', {
+    GET: (req, res) => {
+      const agentId = agentOf(req, ctx);
+      const packages = ctx.system.services.packages.list(agentId).map(({ installId: _id, ...rest }) => rest);
+      res.json({ agent_id: agentId, packages });
+    },
+  });
+}

@@ -1,0 +1,24 @@
+import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
+import { inputs } from './inputs.js';
+import { fuzz, type FuzzReport } from './run.js';
+
+/** The agents the generated inputs act as (registered first; one more is auto-registered by /mcp). */
+export const FUZZ_AGENTS = ['fz', 'fz2', 'constructor'];
+
+/**
+ * One fuzz session against the built daemon (a temp data directory): register the agents, send
+ * `count` inputs generated from `seed`, judge every answer. The daemon's stderr must show no stack trace.
+ */
+export async function fuzzSession(seed: number, count: number, onDaemon?: (d: RunningDaemon) => void): Promise<FuzzReport> {
+  const d = await startDaemon();
+  onDaemon?.(d);
+  try {
+    for (const id of FUZZ_AGENTS) await fetch(`${d.base}/agents`, { method: 'POST', body: JSON.stringify({ agent_id: id, webhook: true }) });
+    const alive = async () => d.proc.exitCode === null && (await fetch(`${d.base}/health`).then((r) => r.status === 200, () => false));
+    const report = await fuzz(d.base, inputs(seed, count, d.port, FUZZ_AGENTS), { alive });
+    if (/^\s+at /m.test(d.stderr())) report.findings.push(`stack trace on stderr:\n${d.stderr().slice(0, 2000)}`);
+    return report;
+  } finally {
+    await d.kill();
+  }
+}
