@@ -12,7 +12,7 @@ import { LoomClient } from '../dist/client/index.js';
 import { bareInstall } from './install-bare.mjs';
 import { freePort, median, rssMiB, startDaemon, startServer, writeResult } from './common.mjs';
 
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 25);
 const WARMUP = 3;
 
 const port = await freePort();

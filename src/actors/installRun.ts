@@ -35,7 +35,11 @@ export interface InstallDeps {
 
 type Success = Extract<InstallOutcome, { ok: true }>;
 
-/** Coalesces byte progress (at most ten reports a second; every finished file reports at once). */
+/**
+ * Coalesces progress: at most ten reports a second, and one at the end (`end()`), so readers (GET
+ * /installs, the inspector) see the counts move without an actor event per file or chunk (a report
+ * per file was 50 transitions for a 50-file install).
+ */
 class Progress {
   private done = 0;
   private bytes = 0;
@@ -43,25 +47,31 @@ class Progress {
   constructor(private readonly report: (u: ProgressUpdate) => void) {}
   add(n: number): void {
     this.bytes += n;
-    const now = Date.now();
-    if (now - this.last >= 100) this.flush(now);
+    this.maybeFlush();
   }
   fileDone(): void {
     this.done++;
-    this.flush(Date.now());
+    this.maybeFlush();
   }
-  private flush(now: number): void {
-    this.last = now;
+  /** Report the final counts. */
+  end(): void {
+    this.last = Date.now();
     this.report({ filesDone: this.done, bytes: this.bytes });
+  }
+  private maybeFlush(): void {
+    if (Date.now() - this.last >= 100) this.end();
   }
 }
 
 /** Write one planned file into the staging folder. */
-async function writeOne(f: PlanFile, staging: string, o: { ctx: FetchContext; budget: Budget; progress: Progress }): Promise<void> {
+async function writeOne(f: PlanFile, staging: string, o: { ctx: FetchContext; budget: Budget; progress: Progress; dirs: Map<string, Promise<unknown>> }): Promise<void> {
   const dest = join(staging, ...f.path.split('/'));
   // Paths were validated (manifest rules, folder walk); this is the last line of defence.
   if (!isInside(dest, staging) || dest === staging) throw installError(`Invalid package path "${f.path}"`);
-  await mkdir(dirname(dest), { recursive: true, mode: 0o755 });
+  // One mkdir per folder of the package, shared by the lanes (a syscall per file cost ~10 % of a 50-file install).
+  const dir = dirname(dest);
+  if (!o.dirs.has(dir)) o.dirs.set(dir, mkdir(dir, { recursive: true, mode: 0o755 }));
+  await o.dirs.get(dir);
   if ('data' in f) {
     if (f.data.length > INSTALL_FILE_BYTES) throw installError(`Manifest entry ${f.path} is larger than ${INSTALL_FILE_BYTES / 1048576} MiB`);
     o.budget.used += f.data.length;
@@ -82,9 +92,15 @@ async function writeOne(f: PlanFile, staging: string, o: { ctx: FetchContext; bu
  * so nothing is written after this rejects (the wipe that follows sees the final tree).
  */
 async function writeAll(plan: Plan, staging: string, o: { ctx: FetchContext; parallel: number; progress: Progress }): Promise<void> {
+  // One controller for this install's fetches: the first failure stops the other lanes, and the
+  // install's own signal (topic closed, agent deleted) is forwarded once (cheaper than AbortSignal.any).
   const stop = new AbortController();
-  const ctx: FetchContext = { ...o.ctx, signal: AbortSignal.any([o.ctx.signal, stop.signal]), ...(plan.auth ? { auth: plan.auth } : {}) };
+  const forward = () => stop.abort();
+  o.ctx.signal.addEventListener('abort', forward, { once: true });
+  if (o.ctx.signal.aborted) stop.abort();
+  const ctx: FetchContext = { ...o.ctx, signal: stop.signal, ...(plan.auth ? { auth: plan.auth } : {}) };
   const budget = packageBudget();
+  const dirs = new Map<string, Promise<unknown>>([[staging, Promise.resolve()]]);
   let next = 0;
   let first: unknown;
   const lane = async () => {
@@ -92,7 +108,7 @@ async function writeAll(plan: Plan, staging: string, o: { ctx: FetchContext; par
       const f = plan.files[next++];
       try {
         if (ctx.signal.aborted) throw cancelled();
-        await writeOne(f, staging, { ctx, budget, progress: o.progress });
+        await writeOne(f, staging, { ctx, budget, progress: o.progress, dirs });
       } catch (err) {
         if (first === undefined) first = o.ctx.signal.aborted ? cancelled() : err;
         stop.abort();
@@ -100,7 +116,9 @@ async function writeAll(plan: Plan, staging: string, o: { ctx: FetchContext; par
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, o.parallel) }, lane));
+  o.ctx.signal.removeEventListener('abort', forward);
   if (first !== undefined) throw first;
+  o.progress.end();
 }
 
 /** The registry record of a plan. */

@@ -43,13 +43,14 @@ export interface ProgressSink {
 /**
  * Poll the install started by `requestId` and show its progress on `sink` until `stop()`: on a TTY one
  * line redrawn in place (cleared at the end), else a plain line whenever the file count moved (at most
- * one a second). Polling errors are ignored: the command's own answer says what happened.
+ * one a second, the first after a second). Polling errors are ignored: the command's own answer says what happened.
  */
 export function watchProgress(c: LoomClient, requestId: string, sink: ProgressSink, everyMs = sink.tty ? 100 : 250): { stop(): void } {
   let stopped = false;
   let drawn = false;
   let lastKey = '';
-  let lastAt = 0;
+  // Plain lines start after a second: a quick install prints only its answer.
+  let lastAt = Date.now();
   const tick = async () => {
     const r = await c.installs(requestId).catch(() => null);
     const p = r?.status === 200 ? r.body.installs[0] : undefined;

@@ -24,12 +24,12 @@ beforeAll(async () => {
   d = await startDaemon();
   home = String((await new LoomClient(d.base).registerAgent({ agent_id: 'leo' })).body.home);
   srv = await startFileServer();
-  // A manifest of 12 files, each answered after 250 ms: the install runs long enough to be watched.
+  // A manifest of 12 files, each answered after 400 ms: the install runs long enough to be watched (> 1 s).
   const entries = Array.from({ length: SLOW_FILES }, (_, i) => ({ path: i === 0 ? 'string.md' : `p${i}.md`, url: srv.url(`/slow/${i}.md`) }));
   srv.routes.set('/slow.json', send(manifest(entries)));
   for (let i = 0; i < SLOW_FILES; i++) {
     const body = send(`# Page ${i}\n\n${'text '.repeat(400)}\n`);
-    srv.routes.set(`/slow/${i}.md`, (req, res) => { setTimeout(() => body(req, res), 250); });
+    srv.routes.set(`/slow/${i}.md`, (req, res) => { setTimeout(() => body(req, res), 400); });
   }
   writeTree(join(home, 'apps/notes'), { 'string.md': '---\nname: notes\n---\n# Notes\n', 'more.md': '# More\n' });
 });
@@ -52,6 +52,7 @@ describe('loom install', () => {
   it('when a folder is installed by an absolute path (the form an unquoted ~ takes), then it is installed, not taken for a topic', async () => {
     const r = await loom(d, ['install', join(home, 'apps/notes')], leo);
     expect(r.code).toBe(0);
+    // Progress lines start after a second, so a quick install has none; a slow machine may show some.
     expect(r.stderr).toMatch(/^(installing \S+ {2}(\d\/2 files|reading the source) · \d+ (B|KiB)\n)*$/);
     expect(r.stdout).toBe('Installed app:notes (local, 2 files) from ~/apps/notes\nnext: /open app:notes\n');
     expect(existsSync(join(home, 'packages/notes/more.md'))).toBe(true);
@@ -108,7 +109,7 @@ describe('loom install', () => {
     srv.routes.set('/broken.json', send(manifest([{ path: 'string.md', content: '# B\n' }, { path: 'gone.md', url: srv.url('/gone.md') }])));
     const r = await loom(d, ['install', srv.url('/broken.json'), '--as', 'broken'], leo);
     expect(r.code).toBe(1);
-    // Progress lines may come first (stderr is not a terminal); the failure body ends stderr.
+    // Progress lines (if the machine is slow) come first; the failure body ends stderr.
     expect(r.stderr.split('\n').filter((l) => !l.startsWith('installing ')).join('\n')).toBe(`ERROR(INSTALL_FAILED): Cannot fetch ${srv.url('/gone.md')}: HTTP 404\n`);
     expect(existsSync(join(home, 'packages/broken'))).toBe(false);
   });
