@@ -1,5 +1,6 @@
+import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 /** Daemon settings from the environment (behaviour.md §1.1). */
 export interface DaemonConfig {
@@ -9,6 +10,8 @@ export interface DaemonConfig {
   label: string;
   allowedOrigins: string[];
   wire: 'agent' | 'user';
+  /** `loom daemon --record <file>` (behaviour.md §14.1). */
+  record?: string;
   /** Base URL of the GitHub REST API for GitHub-style installs (SVC_GITHUB_API, behaviour.md §7.3). */
   githubApi: string;
 }
@@ -17,7 +20,7 @@ export interface DaemonConfig {
 export class ConfigError extends Error {}
 
 /** Read and validate the configuration (behaviour.md §1.1); `portOverride` is `--port`. */
-export function loadConfig(env: NodeJS.ProcessEnv, opts: { portOverride?: string; wire?: 'agent' | 'user' } = {}): DaemonConfig {
+export function loadConfig(env: NodeJS.ProcessEnv, opts: { portOverride?: string; wire?: 'agent' | 'user'; record?: string } = {}): DaemonConfig {
   const wire = opts.wire ?? 'agent';
   const rawPort = opts.portOverride ?? env.SVC_PORT ?? (wire === 'user' ? '3100' : '3923');
   const port = Number(rawPort);
@@ -27,6 +30,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { portOverride?: string
   }
   const role = env.SVC_ROLE ?? 'agent-host';
   if (!/^[a-z][a-z0-9-]{0,31}$/.test(role)) throw new ConfigError(`loom: invalid SVC_ROLE "${role}"`);
+  if (opts.record !== undefined) checkRecordFile(opts.record);
   const githubApi = env.SVC_GITHUB_API && env.SVC_GITHUB_API !== '' ? env.SVC_GITHUB_API : 'https://api.github.com';
   if (!/^https?:\/\/[^/?#]+(\/[^?#]*)?$/.test(githubApi)) throw new ConfigError(`loom: invalid SVC_GITHUB_API "${githubApi}"`);
   return {
@@ -36,6 +40,14 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { portOverride?: string
     label: env.SVC_LABEL ?? 'loom',
     allowedOrigins: (env.SVC_ALLOWED_ORIGINS ?? '').split(',').map((s) => s.trim()).filter(Boolean),
     wire,
+    ...(opts.record ? { record: opts.record } : {}),
     githubApi,
   };
+}
+
+/** `--record <file>`: its folder must exist and the path must not be a folder (exit 2 before anything starts). */
+function checkRecordFile(file: string): void {
+  const abs = resolve(file);
+  if (file === '' || (existsSync(abs) && statSync(abs).isDirectory())) throw new ConfigError(`loom: cannot record to "${file}": not a file path`);
+  if (!existsSync(dirname(abs))) throw new ConfigError(`loom: cannot record to "${file}": folder ${dirname(abs)} does not exist`);
 }

@@ -48,7 +48,7 @@ export async function compose(config: DaemonConfig, opts: { clock?: Clock; memor
   const agents = opts.memory ? LowAgentStore.memory() : await LowAgentStore.open(config.dataDir);
   const registry = buildRegistry();
   const system = new LoomSystem({ info, clock, agents, env: new FileEnvStore(config.dataDir), packages: new EmptyPackageRegistry(), registry, queue: opts.queue });
-  const { routes, fastPaths, upgrades } = await installFeatures({ system, info, clock, agents, allowedOrigins: config.allowedOrigins, githubApi: config.githubApi });
+  const { routes, fastPaths, upgrades } = await installFeatures({ system, info, clock, agents, allowedOrigins: config.allowedOrigins, githubApi: config.githubApi, recordTo: config.record });
   const ctx: AppContext = { system, allowedOrigins: config.allowedOrigins, onShutdown: opts.onShutdown ?? (() => undefined), fastPaths, upgrades };
   const app = createApp(ctx, routes);
   const log = opts.requestLog ?? {};

@@ -6,6 +6,7 @@ import { eventsFeature } from './features/events.js';
 import { inspectorFeature } from './features/inspector.js';
 import { installFeature } from './features/install.js';
 import { mcpFeature } from './features/mcp.js';
+import { tracesFeature } from './features/traces.js';
 import type { Feature, FeatureHost } from './features/types.js';
 import type { RouteModule } from './http/app.js';
 import type { FastPath } from './http/context.js';
@@ -20,6 +21,7 @@ export const features: Feature[] = [
   capabilitiesFeature,
   installFeature,
   bashFeature,
+  tracesFeature,
   inspectorFeature,
 ];
 

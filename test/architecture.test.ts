@@ -22,7 +22,8 @@ const ALLOWED: Record<string, string[]> = {
   features: ['*'],
   inspector: ['domain', 'inspector', 'actors', 'http'],
   client: ['domain', 'client'],
-  cli: ['domain', 'client', 'cli', 'version.ts'],
+  // `loom replay` runs the replayer (loaded when that command runs).
+  cli: ['domain', 'client', 'cli', 'replay', 'version.ts'],
   replay: ['domain', 'client', 'replay'],
   // Root files.
   'main.ts': ['config.ts', 'daemon.ts', 'stores', 'domain'],

@@ -19,6 +19,8 @@ export class EventsService implements EventsPort {
     readonly streams: EventStreams,
     readonly webhooks: WebhookTokens,
     private readonly urlOf: (token: string) => string,
+    /** Told of every event the inbox took (the trace recorder's webhook steps, behaviour.md §14.2). */
+    private readonly onIntake: (event: EventRecord) => void = () => undefined,
   ) {}
 
   /**
@@ -30,6 +32,7 @@ export class EventsService implements EventsPort {
     if (!this.webhooks.stillValid(agentId, token)) throw new IntakeRefused('token no longer valid');
     const event = await this.inbox.add(agentId, text, nextEventState('none', 'webhook.post') as EventStatus);
     this.streams.publish(event);
+    this.onIntake(event);
     return event;
   }
 

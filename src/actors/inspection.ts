@@ -7,6 +7,14 @@ import { RecentCommands } from './recentCommands.js';
 
 export type { InspectorMessage, LiveActor } from './inspectionMessages.js';
 
+/** A webhook post the inbox took (what a trace records as a `webhook` step, behaviour.md §14.2). */
+export interface IntakeEvent {
+  agentId: string;
+  text: string;
+  /** ms since the epoch. */
+  at: number;
+}
+
 /** A raw observer of the whole tree (XState inspection events). */
 export type InspectionObserver = (event: InspectionEvent) => void;
 
@@ -18,6 +26,7 @@ export type InspectionObserver = (event: InspectionEvent) => void;
  */
 export class Inspection {
   private readonly commandObservers = new Set<(ev: CommandEvent) => void>();
+  private readonly intakeObservers = new Set<(ev: IntakeEvent) => void>();
   /** The last commands of every topic (behaviour.md §13.2 `recent`), kept even while nobody watches. */
   readonly recent = new RecentCommands();
 
@@ -55,6 +64,23 @@ export class Inspection {
         l(ev);
       } catch (err) {
         process.emitWarning(`command observer failed: ${errorMessage(err)}`);
+      }
+    }
+  }
+
+  /** Every webhook post the inbox takes (the trace recorder); returns the unsubscribe function. */
+  observeIntake(listener: (ev: IntakeEvent) => void): () => void {
+    this.intakeObservers.add(listener);
+    return () => this.intakeObservers.delete(listener);
+  }
+
+  /** Called by the events service once a webhook post is stored. */
+  intake(ev: IntakeEvent): void {
+    for (const l of this.intakeObservers) {
+      try {
+        l(ev);
+      } catch (err) {
+        process.emitWarning(`intake observer failed: ${errorMessage(err)}`);
       }
     }
   }

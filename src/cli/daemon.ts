@@ -9,9 +9,10 @@ export function daemonCli({ program }: CliParts): void {
   examples(program.command('daemon')
     .description('Run the daemon in the foreground on 127.0.0.1 (what `npm start` does)')
     .option('--wire <wire>', 'wire variant: agent (only agent is implemented)', 'agent')
-    .option('--quiet', 'no line per request on the terminal (the request log is still written; loom logs shows it)'), [
-    'loom daemon', 'loom --port 4000 daemon --quiet',
-  ]).action(async (o: { wire: string; quiet?: boolean }) => {
+    .option('--quiet', 'no line per request on the terminal (the request log is still written; loom logs shows it)')
+    .option('--record <file>', 'record every command from start-up into this trace file (JSONL; replay it with loom replay)'), [
+    'loom daemon', 'loom --port 4000 daemon --quiet', 'loom daemon --record session.jsonl',
+  ]).action(async (o: { wire: string; quiet?: boolean; record?: string }) => {
     if (o.wire !== 'agent') {
       await guard(globals(program), async () => {
         throw new UsageError(`loom: --wire ${o.wire} is not supported by this build (use agent)`);
@@ -19,6 +20,6 @@ export function daemonCli({ program }: CliParts): void {
       return;
     }
     const { runDaemon } = await import('../main.js');
-    await runDaemon({ port: globals(program).port, wire: 'agent', quiet: o.quiet === true });
+    await runDaemon({ port: globals(program).port, wire: 'agent', quiet: o.quiet === true, record: o.record });
   });
 }

@@ -56,9 +56,9 @@ function distance(a: string, b: string): number {
 /**
  * Subcommands whose first argument may be an absolute path: `loom install /srv/apps/weather` (or an
  * unquoted `~/apps/weather`, which the shell expands to one) installs it; it is not a command for a
- * topic named `install`.
+ * topic named `install`. Likewise `loom replay /tmp/t.jsonl` replays that file (behaviour.md §14.3).
  */
-const PATH_FIRST = new Set(['install']);
+const PATH_FIRST = new Set(['install', 'replay']);
 
 /** Subcommand names of the program (with `help`). */
 const subcommands = (program: Command): string[] => [...program.commands.map((c) => c.name()), 'help'];

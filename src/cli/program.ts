@@ -9,6 +9,8 @@ import { inspectCli } from './inspect.js';
 import { installCli } from './install.js';
 import { logsCli } from './logs.js';
 import { mcpCli } from './mcp.js';
+import { replayCli } from './replay.js';
+import { traceCli } from './trace.js';
 import { versionCli } from './version.js';
 
 /**
@@ -24,6 +26,8 @@ export const cliModules: CliModule[] = [
   eventCommands,
   installCli,
   mcpCli,
+  traceCli,
+  replayCli,
   inspectCli,
 ];
 

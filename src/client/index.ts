@@ -1,3 +1,4 @@
+import { TOOL_NAME } from '../domain/mcpTool.js';
 import type { InspectorSnapshot } from './inspector.js';
 import { SseParser, type SseEvent } from './sse.js';
 
@@ -51,6 +52,30 @@ export interface ExecOutcome {
   body?: string;
   /** Client-side code when head arrived without content or done (spec §7). */
   incomplete?: 'STREAM_INCOMPLETE';
+}
+
+/** What one MCP `tools/call` returned: the envelope text, or the HTTP status and raw body of a failure. */
+export interface McpCallOutcome {
+  status: number;
+  text?: string;
+  isError?: boolean;
+  raw?: string;
+}
+
+/** POST /traces answer (behaviour.md §14.1). */
+export interface TraceStarted {
+  trace_id: string;
+  agent_id: string | null;
+  topic: string | null;
+  started_at: string;
+}
+
+/** One row of GET /traces (behaviour.md §14.1). */
+export interface TraceListing extends TraceStarted {
+  note: string | null;
+  stopped_at: string | null;
+  steps: number;
+  bytes: number;
 }
 
 /** Thrown when the daemon cannot be reached (CLI exit 3). */
@@ -145,6 +170,50 @@ export class LoomClient {
     }
     if (!out.content || !out.done) out.incomplete = 'STREAM_INCOMPLETE';
     return out;
+  }
+
+  /**
+   * One `tools/call` of the `loom` tool through POST /mcp (spec §4.8; stateless, JSON response):
+   * the tool's text (the envelope) and isError, or the HTTP status and body when it is not a result.
+   */
+  async mcpCall(topic: string, cmd: string): Promise<McpCallOutcome> {
+    const rpc = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: TOOL_NAME, arguments: { topic, cmd } } };
+    const res = await this.request('POST', '/mcp', rpc, { Accept: 'application/json, text/event-stream' });
+    const raw = await res.text();
+    let parsed: { result?: { content?: Array<{ text?: unknown }>; isError?: unknown } } | undefined;
+    try { parsed = JSON.parse(raw); } catch { parsed = undefined; }
+    const text = parsed?.result?.content?.[0]?.text;
+    if (res.status !== 200 || typeof text !== 'string') return { status: res.status, raw };
+    return { status: 200, text, isError: parsed?.result?.isError === true };
+  }
+
+  /** `tools/list` through POST /mcp: the tool names (also loads the daemon's MCP server, which it does on first use). */
+  async mcpTools(): Promise<string[]> {
+    const res = await this.request('POST', '/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { Accept: 'application/json, text/event-stream' });
+    const body = (await res.json().catch(() => ({}))) as { result?: { tools?: Array<{ name: string }> } };
+    return body.result?.tools?.map((t) => t.name) ?? [];
+  }
+
+  /** POST /webhook/{token} with a text body, by the URL GET /agents/{id}/webhook gave (spec §4.4). */
+  async postWebhook(url: string, text: string): Promise<{ status: number; body: string }> {
+    let res: Response;
+    try {
+      res = await fetch(url, { method: 'POST', body: text });
+    } catch (err) {
+      throw new DaemonUnreachable(`cannot reach ${url}: ${(err as Error).message}`);
+    }
+    return { status: res.status, body: await res.text() };
+  }
+
+  /** POST /traces (behaviour.md §14.1). */
+  startTrace(spec: { agent_id?: string; topic?: string; note?: string }) { return this.json<TraceStarted & { error?: string }>('POST', '/traces', spec); }
+  listTraces() { return this.json<{ traces: TraceListing[]; error?: string }>('GET', '/traces'); }
+  stopTrace(id: string, purge = false) { return this.json<{ trace_id: string; stopped: boolean; steps: number; error?: string }>('DELETE', `/traces/${encodeURIComponent(id)}${purge ? '?purge=1' : ''}`); }
+
+  /** GET /traces/{id}: the NDJSON text of the trace, or the error body. */
+  async getTrace(id: string): Promise<{ status: number; text: string }> {
+    const res = await this.request('GET', `/traces/${encodeURIComponent(id)}`);
+    return { status: res.status, text: await res.text() };
   }
 
   /** Open GET /events/stream; yields parsed events until the stream ends or `signal` aborts. */

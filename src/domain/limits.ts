@@ -51,6 +51,18 @@ export const PERSISTENT_VAR_BYTES = 65536;
 export const REQUEST_ID_MAX = 256;
 /** behaviour.md §13.1: an inspector WebSocket client whose send buffer exceeds this is closed (code 1013). */
 export const INSPECTOR_WS_BUFFER_BYTES = 1048576;
+/** behaviour.md §14.2 (chosen here): shorter values are not replaced in answers (they would hit ordinary words). */
+export const TRACE_SECRET_MIN_CHARS = 4;
+/** behaviour.md §14.1 (chosen here): traces recording at once; one more is refused with 429. */
+export const TRACES_ACTIVE_MAX = 32;
+/** behaviour.md §14.1: buffered steps reach the file at most this long after they finish. */
+export const TRACE_FLUSH_MS = 100;
+/** behaviour.md §14.2 (chosen here): a `file` step keeps documents up to this size (the --x-file cap). */
+export const TRACE_FILE_STEP_BYTES = 1048576;
+/** behaviour.md §14.1 (chosen here): a trace file stops recording when it passes this size. */
+export const TRACE_FILE_MAX_BYTES = 256 * 1024 * 1024;
+/** behaviour.md §14.1 (chosen here): POST /traces `note` length. */
+export const TRACE_NOTE_CHARS = 1000;
 /** behaviour.md §1.8 / §7.4: most files of a package (manifest entries, folder and GitHub files). */
 export const INSTALL_MAX_FILES = 500;
 /** behaviour.md §1.8 / §7.4: largest file of a package (manifest documents too), inclusive. */

@@ -1,3 +1,5 @@
+import { contentBody } from './output.js';
+import type { ExecOutput, RefusalReason } from './ticket.js';
 import { parseTopic, type TopicRef } from './topic.js';
 
 /** spec §4.8: the one tool, named after the service (behaviour.md §10.1). */
@@ -88,6 +90,21 @@ function result(topic: string, ok: boolean, body: string): ToolCallResult {
   return { content: [{ type: 'text', text: envelope(topic, body) }], isError: !ok };
 }
 
+/** A finished command as the tool reports it: the /exec output without its `re:` line (behaviour.md §10.2). */
+export function outputOutcome(output: ExecOutput): ToolOutcome {
+  return { ok: output.head.ok, topic: output.head.topic, body: contentBody(output.content), code: output.head.code };
+}
+
+/** A command the topic refused (behaviour.md §10.2: BUSY at once, never queued). */
+export function refusedOutcome(topic: string, reason: RefusalReason): ToolOutcome {
+  return { ok: false, topic, body: reason === 'BUSY' ? busyText(topic) : `ERROR(INTERNAL_ERROR): refused: ${reason}`, code: reason };
+}
+
+/** The `tools/call` result of a runner's outcome (behaviour.md §10.2): what POST /mcp sends and a trace records. */
+export function outcomeResult(out: ToolOutcome): ToolCallResult {
+  return result(out.topic, out.ok, out.ok ? out.body : failureBody(out.body, out.code ?? null));
+}
+
 /**
  * One `tools/call` of the `loom` tool (spec §4.8, behaviour.md §10.2): validate topic and cmd,
  * run the command, wrap the outcome in the envelope. Shared by POST /mcp and `loom mcp`; it lives in
@@ -99,6 +116,5 @@ export async function callTool(args: { topic: string; cmd: string }, run: ToolRu
   // Only the header is trimmed (behaviour.md §2.1): a body keeps its trailing newline.
   const cmd = args.cmd.trimStart();
   if (!cmd.startsWith('/')) return result(ref.topic, false, 'ERROR(INVALID_ARGS): Command must start with /');
-  const out = await run(ref, cmd);
-  return result(out.topic, out.ok, out.ok ? out.body : failureBody(out.body, out.code ?? null));
+  return outcomeResult(await run(ref, cmd));
 }

@@ -22,7 +22,8 @@ export const eventsFeature: Feature = async ({ system, agents, clock, info }) =>
   }
   const streams = new EventStreams(clock);
   const webhooks = new WebhookTokens(agents, system);
-  const events = new EventsService(agents, inbox, streams, webhooks, (token) => `http://127.0.0.1:${info.port()}/webhook/${token}`);
+  const urlOf = (token: string) => `http://127.0.0.1:${info.port()}/webhook/${token}`;
+  const events = new EventsService(agents, inbox, streams, webhooks, urlOf, (e) => system.inspection.intake({ agentId: e.agentId, text: e.text, at: clock.now() }));
   return {
     commands: [eventsCommand, webhookCommand],
     hubs: { event: eventHubPage },

@@ -14,6 +14,8 @@ export interface FeatureHost {
   agents: AgentStore;
   /** Origins accepted besides loopback (SVC_ALLOWED_ORIGINS, behaviour.md §9.2). */
   allowedOrigins: string[];
+  /** `loom daemon --record <file>`: record every command from start-up into this file (behaviour.md §14.1). */
+  recordTo?: string;
   /** SVC_GITHUB_API (behaviour.md §1.1, §7.3). */
   githubApi: string;
 }

@@ -1,7 +1,6 @@
 import type { LoomSystem } from '../actors/system.js';
 import { errorMessage } from '../domain/errors.js';
-import { busyText, type ToolOutcome, type ToolRunner } from '../domain/mcpTool.js';
-import { contentBody } from '../domain/output.js';
+import { outputOutcome, refusedOutcome, type ToolOutcome, type ToolRunner } from '../domain/mcpTool.js';
 import type { TopicRef } from '../domain/topic.js';
 
 /**
@@ -14,12 +13,8 @@ export function systemRunner(system: LoomSystem, agentId: string): ToolRunner {
   return (ref: TopicRef, cmd: string) => new Promise<ToolOutcome>((resolve) => {
     try {
       system.submit({ agentId, ref, cmd, requestId: null, via: 'mcp' }, (ev) => {
-        if (ev.type === 'command.refused') {
-          resolve({ ok: false, topic: ref.topic, body: ev.reason === 'BUSY' ? busyText(ref.topic) : `ERROR(INTERNAL_ERROR): refused: ${ev.reason}`, code: ev.reason });
-        } else if (ev.type === 'command.finished') {
-          const { head, content } = ev.output;
-          resolve({ ok: head.ok, topic: head.topic, body: contentBody(content), code: head.code });
-        }
+        if (ev.type === 'command.refused') resolve(refusedOutcome(ref.topic, ev.reason));
+        else if (ev.type === 'command.finished') resolve(outputOutcome(ev.output));
       });
     } catch (err) {
       // The agent was deleted between auto-registration and submit.

@@ -19,8 +19,8 @@ export interface TestApp {
 }
 
 /** Start an in-process app; `memory: false` uses the real lowdb file registry in the temp data dir. */
-export async function startApp(opts: { clock?: Clock; memory?: boolean; env?: Record<string, string>; queue?: { max: number; waitMs: number } } = {}): Promise<TestApp> {
-  const dataDir = tempDir();
+export async function startApp(opts: { clock?: Clock; memory?: boolean; env?: Record<string, string>; queue?: { max: number; waitMs: number }; dataDir?: string } = {}): Promise<TestApp> {
+  const dataDir = opts.dataDir ?? tempDir();
   const config = loadConfig({ SVC_DATA_DIR: dataDir, SVC_PORT: '1', ...(opts.env ?? {}) });
   const t = { shutdowns: 0 } as TestApp;
   const c = await compose(config, { clock: opts.clock, memory: opts.memory ?? true, onShutdown: () => { t.shutdowns++; }, queue: opts.queue });

@@ -1,0 +1,118 @@
+// bench/traces (issue 17): what recording costs and how fast a replay runs, each against a baseline
+// measured in the same run, rounds interleaved so the load of this shared machine hits both alike.
+//  1. bench/exec's load (POST /exec /help, 16 connections, 16 topics, autocannon) on one daemon, with
+//     and without a trace recording the benchmark's agent. Target: recording costs ≤ 5 % of req/s.
+//  2. A 1,000-step trace replayed with `loom replay --against` (no --speed) vs a bare client loop
+//     (node:http keep-alive, one request at a time, same commands), both as processes of their own.
+//     Target: replay ≤ 1.5 × the bare loop's time.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { median, root, startDaemon, writeResult } from './common.mjs';
+
+const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const CONNECTIONS = 16;
+const STEPS = 1000;
+
+const d = await startDaemon();
+const post = (path, body) => fetch(`${d.base}${path}`, { method: 'POST', body: JSON.stringify(body) }).then((r) => r.json());
+await post('/agents', { agent_id: 'bench' });
+
+function load() {
+  let n = 0;
+  return autocannon({
+    url: `${d.base}/exec`, connections: CONNECTIONS, duration: DURATION, method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-Agent-Id': 'bench' },
+    setupClient: (client) => { const topic = `t${n++ % CONNECTIONS}`; client.setBody(JSON.stringify({ cmd: '/help', topic })); },
+  });
+}
+
+/** Run a process to its end; resolves with wall ms and exit code. */
+function timed(args) {
+  return new Promise((resolve, reject) => {
+    const t = process.hrtime.bigint();
+    const p = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+    p.once('error', reject);
+    p.once('exit', (code) => resolve({ ms: Number(process.hrtime.bigint() - t) / 1e6, code }));
+  });
+}
+
+// ---- 1. recording overhead on bench/exec ----------------------------------------------------
+await load(); // warm-up, not reported
+const rec = { off: [], on: [], steps: [], loads: [] };
+for (let r = 0; r < ROUNDS; r++) {
+  const order = r % 2 === 0 ? ['off', 'on'] : ['on', 'off'];
+  for (const mode of order) {
+    let id;
+    if (mode === 'on') id = (await post('/traces', { agent_id: 'bench', note: 'bench' })).trace_id;
+    const res = await load();
+    rec[mode].push(res);
+    if (id) rec.steps.push((await fetch(`${d.base}/traces/${id}?purge=1`, { method: 'DELETE' }).then((x) => x.json())).steps);
+  }
+  rec.loads.push(loadavg()[0]);
+}
+
+// ---- 2. replay of a 1,000-step trace vs a bare client loop ------------------------------------
+const cmds = Array.from({ length: STEPS }, (_, i) => ['/help', '/info', `/set {v${i % 50}} = "value ${i}"`, '/topics', '/set'][i % 5]);
+const dir = mkdtempSync(join(tmpdir(), 'loom-bench-trace-'));
+await post('/agents', { agent_id: 'replay' });
+await fetch(`${d.base}/sessions/replay/main`, { method: 'DELETE' });
+const traceId = (await post('/traces', { agent_id: 'replay' })).trace_id;
+for (const cmd of cmds) {
+  await fetch(`${d.base}/exec`, { method: 'POST', headers: { 'X-Agent-Id': 'replay' }, body: JSON.stringify({ cmd, topic: 'main' }) }).then((r) => r.text());
+}
+await fetch(`${d.base}/traces/${traceId}`, { method: 'DELETE' });
+const traceFile = join(dir, 'trace.jsonl');
+writeFileSync(traceFile, await (await fetch(`${d.base}/traces/${traceId}`)).text());
+const cmdFile = join(dir, 'cmds.json');
+writeFileSync(cmdFile, JSON.stringify(cmds));
+const rep = { replay: [], bare: [], codes: [] };
+for (let r = 0; r < ROUNDS; r++) {
+  const pair = [
+    ['replay', [join(root, 'dist/cli/main.js'), 'replay', traceFile, '--against', d.base]],
+    ['bare', [join(root, 'bench/trace-bare-loop.mjs'), String(d.port), 'replay', cmdFile]],
+  ];
+  for (const [name, args] of r % 2 === 0 ? pair : pair.reverse()) {
+    // Each run starts from the session the recording started from (no session variables yet).
+    await fetch(`${d.base}/sessions/replay/main`, { method: 'DELETE' });
+    const out = await timed(args);
+    rep[name].push(out.ms);
+    if (name === 'replay') rep.codes.push(out.code);
+  }
+}
+await d.stop();
+
+const rps = (list) => list.map((x) => x.requests.average);
+const ratios = rec.on.map((x, i) => x.requests.average / rec.off[i].requests.average);
+const cost = 1 - median(ratios);
+const replayRatio = median(rep.replay.map((ms, i) => ms / rep.bare[i]));
+const pct = (x) => `${(100 * x).toFixed(1)} %`;
+const rows = rec.on.map((x, i) => `| ${i + 1} | ${Math.round(rec.off[i].requests.average)} | ${Math.round(x.requests.average)} | ${pct(ratios[i])} | ${rec.steps[i]} | ${rec.loads[i].toFixed(2)} |`).join('\n');
+const rrows = rep.replay.map((ms, i) => `| ${i + 1} | ${rep.bare[i].toFixed(0)} | ${ms.toFixed(0)} | ${(ms / rep.bare[i]).toFixed(2)} × | ${rep.codes[i]} |`).join('\n');
+writeResult('traces', 'Traces: recording cost on /exec, replay speed (issue 17)', `
+**Recording.** bench/exec's load (POST /exec \`/help\`, ${CONNECTIONS} connections over ${CONNECTIONS} topics, autocannon,
+keep-alive, ${DURATION} s per run) on one daemon, ${ROUNDS} rounds, each round one run without and one with a trace
+recording the benchmark's agent (order alternating; the trace is stopped and purged after its run). "steps" is
+what the trace recorded in that run, i.e. every answered command.
+
+| round | req/s, no trace | req/s, recording | recording / none | steps recorded | load avg |
+|---|---|---|---|---|---|
+${rows}
+
+Medians: ${Math.round(median(rps(rec.off)))} req/s without, ${Math.round(median(rps(rec.on)))} req/s while recording; recording costs
+**${pct(cost)}** of throughput (median of the per-round ratios; target ≤ 5 %).
+
+**Replay.** A ${STEPS}-step trace (\`/help\`, \`/info\`, \`/set {v} = …\`, \`/topics\`, \`/set\` in turn, one topic) recorded
+from this daemon, replayed with \`loom replay <file> --against <daemon>\` (no --speed: one step after another,
+every answer compared, output discarded) vs a bare client loop (bench/trace-bare-loop.mjs: node:http keep-alive,
+one request at a time, the same commands, reading each answer). Both are fresh processes; wall time in ms.
+
+| round | bare loop ms | loom replay ms | replay / bare | replay exit |
+|---|---|---|---|---|
+${rrows}
+
+Replay takes **${replayRatio.toFixed(2)} ×** the bare loop's time (median of the per-round ratios; target ≤ 1.5 ×).
+`);

@@ -1,0 +1,203 @@
+import { TRACE_FILE_MAX_BYTES } from '../domain/limits.js';
+import type { EnvEntry } from '../domain/ports.js';
+import { TRACE_FORMAT, stepLine, type TraceHeader, type TraceStep } from '../domain/trace.js';
+import { scrub, templateSet, type ScrubContext, type Secret } from '../domain/traceText.js';
+import type { IntakeEvent } from './inspection.js';
+import type { CommandEvent } from '../domain/ticket.js';
+import { argumentFiles, documentFile, execStep, type OutcomeEvent, type UsedFile } from './traceSteps.js';
+import { TraceWriter } from './traceWriter.js';
+
+/** One trace as GET /traces lists it (behaviour.md §14.1). */
+export interface TraceInfo {
+  trace_id: string;
+  agent_id: string | null;
+  topic: string | null;
+  note: string | null;
+  started_at: string;
+  stopped_at: string | null;
+  steps: number;
+  bytes: number;
+}
+
+/** What a recording needs of the daemon. */
+export interface RecordingDeps {
+  /** The agent's home, for `~` (undefined: unknown agent). */
+  home(agentId: string): string | undefined;
+  /** The persistent variables a command of this agent and topic can read (values to keep out). */
+  env(agentId: string, topic: string): EnvEntry[];
+  port(): number;
+  version: string;
+  now(): number;
+  warn(message: string): void;
+}
+
+/** A step waiting for the next flush: built from its event then (scrubbing is done in batches). */
+type Pending =
+  | { kind: 'agent'; agentId: string; t: number }
+  | { kind: 'file'; agentId: string; t: number; path: string; content: string }
+  | { kind: 'exec'; ev: OutcomeEvent; cmd: string }
+  | { kind: 'webhook'; ev: IntakeEvent };
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * One recording trace (behaviour.md §14.1, §14.2): filters the command and intake events it is
+ * given, adds the `agent` and `file` steps a fresh machine needs, keeps secrets out, and appends the
+ * steps as they finish through a buffered writer (flushed at most every 100 ms, and on stop).
+ */
+export class TraceRecording {
+  private readonly writer: TraceWriter;
+  private readonly pending: Pending[] = [];
+  private readonly agents = new Set<string>();
+  private readonly files = new Set<string>();
+  /** File steps read when a command started, waiting for its outcome (key: agent, topic, ticket). */
+  private readonly beforeRun = new Map<string, Pending[]>();
+  /** Every secret value seen while recording (value → name): values only ever join. */
+  private readonly secrets = new Map<string, string>();
+  private seq = 0;
+  private stoppedAt: number | null = null;
+
+  constructor(
+    readonly id: string,
+    readonly filter: { agentId: string | null; topic: string | null; note: string | null; startedAt: number },
+    private readonly deps: RecordingDeps,
+    file: { path: string; truncate: boolean },
+  ) {
+    this.writer = new TraceWriter(file.path, { truncate: file.truncate, onError: (m) => this.failed(m), beforeFlush: () => this.drain() });
+    const header: TraceHeader = {
+      loom_trace: TRACE_FORMAT, created_at: iso(filter.startedAt), loom_version: deps.version, protocol: '0.1', note: filter.note,
+      trace_id: id, agent_id: filter.agentId, topic: filter.topic,
+    };
+    this.writer.append(JSON.stringify(header));
+    void this.writer.flush();
+  }
+
+  get active(): boolean {
+    return this.stoppedAt === null;
+  }
+
+  get path(): string {
+    return this.writer.path;
+  }
+
+  private failed(message: string): void {
+    this.deps.warn(`trace ${this.id} stopped: cannot write ${this.writer.path}: ${message}`);
+    this.stoppedAt ??= this.deps.now();
+  }
+
+  private wants(agentId: string, topic: string | null): boolean {
+    return this.active && (this.filter.agentId === null || this.filter.agentId === agentId) && (topic === null || this.filter.topic === null || this.filter.topic === topic);
+  }
+
+  private agent(agentId: string, t: number): void {
+    if (this.agents.has(agentId)) return;
+    this.agents.add(agentId);
+    this.pending.push({ kind: 'agent', agentId, t });
+  }
+
+  private recorded(ev: CommandEvent): boolean {
+    return this.wants(ev.agentId, ev.topic) && ev.ticket.queuedAt >= this.filter.startedAt;
+  }
+
+  /** Files not yet in this trace, read now (before a later command changes them). */
+  private fileSteps(agentId: string, files: UsedFile[], t: number): Pending[] {
+    const out: Pending[] = [];
+    for (const f of files) {
+      const key = `${agentId}\0${f.abs}`;
+      if (this.files.has(key)) continue;
+      const content = f.read();
+      if (content === undefined) continue;
+      this.files.add(key);
+      out.push({ kind: 'file', agentId, t, path: f.path, content });
+    }
+    return out;
+  }
+
+  /** A command starts: the files it names are read as they are before it runs (a replay starts from them). */
+  onStarted(ev: CommandEvent): void {
+    if (!this.recorded(ev)) return;
+    const home = this.deps.home(ev.agentId);
+    const steps = home ? this.fileSteps(ev.agentId, argumentFiles(ev.ticket.cmd, home), ev.ticket.queuedAt) : [];
+    if (steps.length > 0) this.beforeRun.set(`${ev.agentId}\0${ev.topic}\0${ev.ticket.id}`, steps);
+  }
+
+  /** A command's outcome (finished or refused): recorded when it arrived after the trace started. */
+  onCommand(ev: OutcomeEvent): void {
+    if (!this.recorded(ev)) return;
+    const key = `${ev.agentId}\0${ev.topic}\0${ev.ticket.id}`;
+    const read = this.beforeRun.get(key) ?? [];
+    this.beforeRun.delete(key);
+    this.agent(ev.agentId, ev.ticket.queuedAt);
+    const home = this.deps.home(ev.agentId);
+    this.pending.push(...read, ...(home ? this.fileSteps(ev.agentId, documentFile(ev, home), ev.ticket.queuedAt) : []));
+    const templ = templateSet(ev.ticket.cmd);
+    for (const [name, value] of templ.secrets) this.secrets.set(value, name);
+    this.pending.push({ kind: 'exec', ev, cmd: templ.cmd });
+    this.writer.schedule();
+  }
+
+  /** A webhook post stored in the agent's inbox. */
+  onIntake(ev: IntakeEvent): void {
+    if (!this.wants(ev.agentId, null) || ev.at < this.filter.startedAt) return;
+    this.agent(ev.agentId, ev.at);
+    this.pending.push({ kind: 'webhook', ev });
+    this.writer.schedule();
+  }
+
+  /** Turn the pending steps into lines (right before a flush): one env read per agent and topic. */
+  private drain(): void {
+    if (this.pending.length === 0) return;
+    const items = this.pending.splice(0);
+    const seen = new Set<string>();
+    for (const p of items) {
+      const [agentId, topic] = p.kind === 'exec' ? [p.ev.agentId, p.ev.topic] : [p.kind === 'webhook' ? p.ev.agentId : p.agentId, 'main'];
+      if (seen.has(`${agentId}\0${topic}`)) continue;
+      seen.add(`${agentId}\0${topic}`);
+      for (const e of this.deps.env(agentId, topic)) this.secrets.set(e.value, e.name);
+    }
+    const secrets: Secret[] = [...this.secrets].map(([value, name]) => [name, value]);
+    for (const p of items) this.writer.append(stepLine(this.step(p, secrets)));
+    if (this.writer.bytes > TRACE_FILE_MAX_BYTES && this.active) {
+      this.deps.warn(`trace ${this.id} stopped: its file passed ${TRACE_FILE_MAX_BYTES} bytes`);
+      this.stoppedAt = this.deps.now();
+    }
+  }
+
+  private step(p: Pending, secrets: Secret[]): TraceStep {
+    const seq = ++this.seq;
+    const t = (at: number) => Math.max(0, at - this.filter.startedAt);
+    const port = this.deps.port();
+    switch (p.kind) {
+      case 'agent':
+        return { seq, t_ms: t(p.t), kind: 'agent', agent_id: p.agentId };
+      case 'file':
+        // Payloads are kept as they are except for secrets and the port (a home path inside stays).
+        return { seq, t_ms: t(p.t), kind: 'file', agent_id: p.agentId, path: p.path, content: scrub(p.content, { secrets, port }) };
+      case 'webhook':
+        return { seq, t_ms: t(p.ev.at), kind: 'webhook', agent_id: p.ev.agentId, text: scrub(p.ev.text, { secrets, port }), expect: { status: 202 } };
+      default: {
+        const ctx: ScrubContext = { home: this.deps.home(p.ev.agentId), port, secrets };
+        return execStep(p.ev, { seq, t_ms: t(p.ev.ticket.queuedAt), cmd: p.cmd }, ctx);
+      }
+    }
+  }
+
+  /** Write what is pending (GET /traces/<id> reads the file after this). */
+  flush(): Promise<void> {
+    return this.writer.flush();
+  }
+
+  /** Stop recording: flush, close the file. Idempotent. */
+  async stop(): Promise<void> {
+    this.stoppedAt ??= this.deps.now();
+    await this.writer.close();
+  }
+
+  info(): TraceInfo {
+    return {
+      trace_id: this.id, agent_id: this.filter.agentId, topic: this.filter.topic, note: this.filter.note,
+      started_at: iso(this.filter.startedAt), stopped_at: this.stoppedAt === null ? null : iso(this.stoppedAt),
+      steps: this.seq + this.pending.length, bytes: this.writer.bytes,
+    };
+  }
+}

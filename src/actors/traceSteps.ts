@@ -1,0 +1,121 @@
+import { readFileSync, statSync } from 'node:fs';
+import { isAbsolute, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { TRACE_FILE_STEP_BYTES } from '../domain/limits.js';
+import { outcomeResult, outputOutcome, refusedOutcome } from '../domain/mcpTool.js';
+import { cmdDisplay, contentBody, contentString, refusalError } from '../domain/output.js';
+import type { CommandEvent } from '../domain/ticket.js';
+import type { ExecStep, Expect } from '../domain/trace.js';
+import { scrub, type ScrubContext } from '../domain/traceText.js';
+
+/** A command's outcome event: what a trace records (behaviour.md §14.1: refusals included). */
+export type OutcomeEvent = Extract<CommandEvent, { type: 'command.finished' | 'command.refused' }>;
+
+/**
+ * What the client of a command received, as a step's `expect` (behaviour.md §14.2): for /exec the
+ * head's compared fields and the content SSE sent, or the status and JSON body of a refusal; for MCP
+ * the `tools/call` text and its ok/code/topic. Built with the functions the channels use
+ * (`refusalError`, `outcomeResult`), so the trace holds what was sent, not a second rendering.
+ */
+export function expectOf(ev: OutcomeEvent): Expect {
+  if (ev.ticket.via === 'mcp') {
+    const outcome = ev.type === 'command.finished' ? outputOutcome(ev.output) : refusedOutcome(ev.topic, ev.reason);
+    const text = outcomeResult(outcome).content[0].text;
+    return { status: 200, head: { ok: outcome.ok, code: outcome.ok ? null : outcome.code ?? null, topic: outcome.topic }, content: text };
+  }
+  if (ev.type === 'command.refused') {
+    const err = refusalError(ev);
+    return { status: err.status, error: err.body() };
+  }
+  const { head, content } = ev.output;
+  return { status: 200, head: { ok: head.ok, code: head.code, topic: head.topic, topic_type: head.topic_type, meta: head.meta }, content };
+}
+
+/**
+ * The exec step of an outcome, scrubbed (behaviour.md §14.2): the command in its template form, the
+ * answer with the `re:` line in that same form (so replay compares it alike), secrets, home and port
+ * replaced everywhere.
+ */
+export function execStep(ev: OutcomeEvent, base: { seq: number; t_ms: number; cmd: string }, ctx: ScrubContext): ExecStep {
+  const expect = expectOf(ev);
+  const t = ev.ticket;
+  if (base.cmd !== t.cmd && expect.content !== undefined && t.via === 'exec') {
+    expect.content = contentString(cmdDisplay(base.cmd), t.requestId, contentBody(expect.content));
+  }
+  if (expect.content !== undefined) expect.content = scrub(expect.content, ctx);
+  const meta = expect.head?.meta;
+  if (meta && expect.head) expect.head.meta = { ...meta, uri: scrub(meta.uri, ctx) };
+  if (expect.error) expect.error = Object.fromEntries(Object.entries(expect.error).map(([k, v]) => [k, typeof v === 'string' ? scrub(v, ctx) : v]));
+  const step: ExecStep = { seq: base.seq, t_ms: base.t_ms, kind: 'exec', via: t.via, agent_id: ev.agentId, topic: ev.topic, cmd: scrub(base.cmd, ctx) };
+  if (t.requestId !== null) step.request_id = scrub(t.requestId, ctx);
+  step.expect = expect;
+  step.duration_ms = Math.max(0, ev.at - t.queuedAt);
+  return step;
+}
+
+/** A path as a command wrote it, resolved against the home: `~`, `~/…`, absolute, or (for --x-file) relative. */
+function resolvePath(p: string, home: string, relativeOk: boolean): string | undefined {
+  if (p === '~') return home;
+  if (p.startsWith('~/')) return join(home, p.slice(2));
+  if (isAbsolute(p)) return p;
+  return relativeOk ? resolve(home, p) : undefined;
+}
+
+/**
+ * Files a command's first line names (behaviour.md §14.2 `file` steps): `--<field>-file <path>`
+ * values (§5.4: relative to the home) and every word that is a `~/…` or absolute path.
+ */
+function argumentPaths(cmd: string, home: string): string[] {
+  const first = cmd.split('\n', 1)[0];
+  if (!first.includes('~/') && !first.includes('-file') && !first.includes(home)) return [];
+  const out: string[] = [];
+  for (const m of first.matchAll(/(--[A-Za-z0-9_-]+-file\s+)?(?:"([^"]*)"|'([^']*)'|(\S+))/g)) {
+    const word = m[2] ?? m[3] ?? m[4] ?? '';
+    const abs = resolvePath(word, home, m[1] !== undefined);
+    if (abs !== undefined && (m[1] !== undefined || word.startsWith('~') || word.startsWith(home))) out.push(abs);
+  }
+  return out;
+}
+
+/** A local file a trace may keep: its absolute path, its `~/…` form, and a reader. */
+export interface UsedFile {
+  abs: string;
+  path: string;
+  read(): string | undefined;
+}
+
+function underHome(paths: string[], home: string): UsedFile[] {
+  return paths
+    .map((abs) => ({ abs, rel: relative(home, abs) }))
+    .filter(({ rel }) => rel !== '' && !rel.startsWith('..') && !isAbsolute(rel))
+    .map(({ abs, rel }) => ({ abs, path: `~/${rel}`, read: () => readSmallFile(abs) }));
+}
+
+/** Files the command names, to read as they are before it runs (a /write must not see its own result). */
+export function argumentFiles(cmd: string, home: string): UsedFile[] {
+  return underHome(argumentPaths(cmd, home), home);
+}
+
+/** The local document an answer shows (head.meta.uri, `file://`): opening does not change it. */
+export function documentFile(ev: OutcomeEvent, home: string): UsedFile[] {
+  const uri = ev.type === 'command.finished' ? ev.result.meta?.uri : undefined;
+  if (!uri?.startsWith('file://')) return [];
+  try {
+    return underHome([fileURLToPath(uri)], home);
+  } catch {
+    // Not a local file URL after all: nothing to keep.
+    return [];
+  }
+}
+
+/** Regular files only, up to TRACE_FILE_STEP_BYTES; undefined for anything else (a folder, gone, unreadable). */
+function readSmallFile(abs: string): string | undefined {
+  try {
+    const st = statSync(abs);
+    if (!st.isFile() || st.size > TRACE_FILE_STEP_BYTES) return undefined;
+    return readFileSync(abs, 'utf8');
+  } catch {
+    // Gone or unreadable: the replay will show the difference.
+    return undefined;
+  }
+}

@@ -1,0 +1,77 @@
+import { open, type FileHandle } from 'node:fs/promises';
+import { errorMessage } from '../domain/errors.js';
+import { TRACE_FLUSH_MS } from '../domain/limits.js';
+
+/**
+ * The buffered appender of one trace file (behaviour.md §14.1: steps are appended as they finish).
+ * Lines collect in memory and reach the file at most TRACE_FLUSH_MS after the first of them, and on
+ * `flush()`/`close()`, so a recorded command costs a string push, not a write. Writes are chained,
+ * so lines land in the order they were appended. A failed write is reported once through `onError`;
+ * the writer then drops what it is given.
+ */
+export class TraceWriter {
+  private buffer: string[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private chain: Promise<void>;
+  private handle: FileHandle | undefined;
+  private failed = false;
+  /** Bytes appended so far (written or still buffered). */
+  bytes = 0;
+
+  constructor(readonly path: string, opts: { truncate: boolean; onError: (message: string) => void; beforeFlush?: () => void }) {
+    this.onError = opts.onError;
+    this.beforeFlush = opts.beforeFlush ?? (() => undefined);
+    this.chain = open(path, opts.truncate ? 'w' : 'a', 0o600).then((h) => { this.handle = h; }, (err: unknown) => this.fail(err));
+  }
+
+  private readonly onError: (message: string) => void;
+  /** Called right before buffered lines are written (the recorder turns its pending steps into lines). */
+  private readonly beforeFlush: () => void;
+
+  private fail(err: unknown): void {
+    if (!this.failed) this.onError(errorMessage(err));
+    this.failed = true;
+  }
+
+  /** Add one line (without its newline) to the buffer; `schedule()` or `flush()` writes it. */
+  append(line: string): void {
+    if (this.failed) return;
+    const text = `${line}\n`;
+    this.buffer.push(text);
+    this.bytes += Buffer.byteLength(text);
+  }
+
+  /** Ask for a flush within TRACE_FLUSH_MS (once per window, however many steps arrive). */
+  schedule(): void {
+    if (this.timer || this.failed) return;
+    this.timer = setTimeout(() => void this.flush(), TRACE_FLUSH_MS);
+    this.timer.unref();
+  }
+
+  /** Write everything buffered; resolves once it is in the file. */
+  flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.beforeFlush();
+    if (this.buffer.length === 0) return this.chain;
+    const text = this.buffer.join('');
+    this.buffer = [];
+    this.chain = this.chain.then(async () => {
+      if (!this.handle || this.failed) return;
+      try {
+        await this.handle.appendFile(text);
+      } catch (err) {
+        this.fail(err);
+      }
+    });
+    return this.chain;
+  }
+
+  /** Flush and close the file. */
+  async close(): Promise<void> {
+    await this.flush();
+    const h = this.handle;
+    this.handle = undefined;
+    await h?.close().catch((err: unknown) => this.fail(err));
+  }
+}

@@ -1,0 +1,211 @@
+import type { DocMeta } from './result.js';
+
+/**
+ * The trace file format of behaviour.md §14.2: JSONL, a header line then one step per line.
+ * Pure types, a strict line parser (a damaged line is reported with its number) and the
+ * serialiser the recorder and `loom replay --update` share.
+ */
+
+/** The one format version this Loom reads and writes (`loom_trace` of the header). */
+export const TRACE_FORMAT = 1;
+
+/** behaviour.md §14.2 header line. `trace_id`, `agent_id`, `topic` are what the recorder adds. */
+export interface TraceHeader {
+  loom_trace: number;
+  created_at?: string;
+  loom_version?: string;
+  protocol?: string;
+  note?: string | null;
+  trace_id?: string;
+  agent_id?: string | null;
+  topic?: string | null;
+}
+
+/** The compared head fields of an /exec answer (behaviour.md §14.3); MCP steps keep ok, code, topic. */
+export interface ExpectHead {
+  ok?: boolean;
+  code?: string | null;
+  topic?: string;
+  topic_type?: string;
+  meta?: DocMeta | null;
+}
+
+/** What a step expects: any field left out is not compared (a hand-written script has none). */
+export interface Expect {
+  status?: number;
+  head?: ExpectHead;
+  /** The content string (/exec: with its `re:` line; MCP: the envelope text the tool returns). */
+  content?: string;
+  /** The JSON error body of a refused /exec (429, 504). */
+  error?: Record<string, unknown>;
+}
+
+interface StepBase {
+  seq: number;
+  /** Milliseconds from the start of the recording to this step's arrival; absent in scripts. */
+  t_ms?: number;
+}
+
+export interface AgentStep extends StepBase { kind: 'agent'; agent_id: string }
+export interface FileStep extends StepBase { kind: 'file'; agent_id: string; path: string; content: string }
+export interface ExecStep extends StepBase {
+  kind: 'exec';
+  via: 'exec' | 'mcp';
+  agent_id: string;
+  topic: string;
+  cmd: string;
+  request_id?: string;
+  expect?: Expect;
+  /** From arrival to answer in the recording (queue wait included). */
+  duration_ms?: number;
+}
+export interface WebhookStep extends StepBase { kind: 'webhook'; agent_id: string; text: string; expect?: Expect }
+export interface SleepStep extends StepBase { kind: 'sleep'; ms: number }
+
+/** One step of a trace (behaviour.md §14.2 `kind`). */
+export type TraceStep = AgentStep | FileStep | ExecStep | WebhookStep | SleepStep;
+
+/** A parsed step with the line it came from (messages name it). */
+export interface ParsedStep {
+  line: number;
+  step: TraceStep;
+}
+
+/** A parsed trace: the header (if the file has one) and the steps in `seq` order. */
+export interface Trace {
+  header: TraceHeader | null;
+  steps: ParsedStep[];
+}
+
+/** A damaged trace file: the 1-based line and what is wrong with it (replay exits 2). */
+export class TraceFormatError extends Error {
+  constructor(readonly line: number, readonly problem: string) {
+    super(`line ${line}: ${problem}`);
+  }
+}
+
+/** The agent a script step runs as when it names none (the CLI's and MCP's default agent). */
+export const DEFAULT_TRACE_AGENT = 'default';
+
+const KINDS = ['agent', 'file', 'exec', 'webhook', 'sleep'] as const;
+
+type Obj = Record<string, unknown>;
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+function str(o: Obj, key: string, required: boolean): string | undefined {
+  const v = o[key];
+  if (v === undefined && !required) return undefined;
+  if (typeof v !== 'string' || v === '') throw new Error(`"${key}" must be a non-empty string`);
+  return v;
+}
+
+function nonNegative(o: Obj, key: string): number | undefined {
+  const v = o[key];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new Error(`"${key}" must be a number ≥ 0`);
+  return v;
+}
+
+function parseExpect(v: unknown): Expect | undefined {
+  if (v === undefined) return undefined;
+  if (!isObj(v)) throw new Error('"expect" must be an object');
+  if (v.status !== undefined && (typeof v.status !== 'number' || !Number.isInteger(v.status))) throw new Error('"expect.status" must be an integer');
+  if (v.head !== undefined && !isObj(v.head)) throw new Error('"expect.head" must be an object');
+  if (v.content !== undefined && typeof v.content !== 'string') throw new Error('"expect.content" must be a string');
+  if (v.error !== undefined && !isObj(v.error)) throw new Error('"expect.error" must be an object');
+  return v as Expect;
+}
+
+/** A file step's path: `~/…` inside the home, no `..` (a trace never writes outside the agent's home). */
+function homePath(o: Obj): string {
+  const p = str(o, 'path', true) as string;
+  if (!p.startsWith('~/') || p.split('/').some((s) => s === '..') || p.includes('\0')) {
+    throw new Error(`"path" must start with ~/ and stay inside the home (got ${JSON.stringify(p)})`);
+  }
+  return p;
+}
+
+function parseStep(o: Obj, seq: number): TraceStep {
+  const kind = o.kind;
+  if (!(KINDS as readonly unknown[]).includes(kind)) throw new Error(`unknown kind ${JSON.stringify(kind)} (use ${KINDS.join(', ')})`);
+  const base: StepBase = { seq, ...(o.t_ms !== undefined ? { t_ms: nonNegative(o, 't_ms') } : {}) };
+  const agent = () => str(o, 'agent_id', false) ?? DEFAULT_TRACE_AGENT;
+  switch (kind as TraceStep['kind']) {
+    case 'agent':
+      return { ...base, kind: 'agent', agent_id: str(o, 'agent_id', true) as string };
+    case 'file':
+      if (typeof o.content !== 'string') throw new Error('"content" must be a string');
+      return { ...base, kind: 'file', agent_id: agent(), path: homePath(o), content: o.content };
+    case 'webhook':
+      return { ...base, kind: 'webhook', agent_id: agent(), text: str(o, 'text', true) as string, ...(o.expect !== undefined ? { expect: parseExpect(o.expect) } : {}) };
+    case 'sleep':
+      if (o.ms === undefined) throw new Error('"ms" is required');
+      return { ...base, kind: 'sleep', ms: nonNegative(o, 'ms') as number };
+    default:
+      return parseExecStep(o, base, agent());
+  }
+}
+
+function parseExecStep(o: Obj, base: StepBase, agentId: string): ExecStep {
+  const cmd = str(o, 'cmd', true) as string;
+  if (!cmd.trimStart().startsWith('/')) throw new Error('"cmd" must start with /');
+  const via = o.via ?? 'exec';
+  if (via !== 'exec' && via !== 'mcp') throw new Error('"via" must be "exec" or "mcp"');
+  const step: ExecStep = { ...base, kind: 'exec', via, agent_id: agentId, topic: str(o, 'topic', false) ?? 'main', cmd };
+  const rid = str(o, 'request_id', false);
+  if (rid !== undefined) step.request_id = rid;
+  const expect = parseExpect(o.expect);
+  if (expect) step.expect = expect;
+  const d = nonNegative(o, 'duration_ms');
+  if (d !== undefined) step.duration_ms = d;
+  return step;
+}
+
+/**
+ * Parse a trace file (behaviour.md §14.2). Blank lines are skipped; the first object is the header
+ * when it has `loom_trace`; a step without `seq` follows the previous one. Throws TraceFormatError
+ * naming the first damaged line. Steps come back sorted by `seq`.
+ */
+export function parseTrace(text: string): Trace {
+  let header: TraceHeader | null = null;
+  const steps: ParsedStep[] = [];
+  const seen = new Map<number, number>();
+  let lastSeq = 0;
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i].replace(/\r$/, '');
+    if (raw.trim() === '') continue;
+    const line = i + 1;
+    let value: unknown;
+    try {
+      value = JSON.parse(raw);
+    } catch (err) {
+      throw new TraceFormatError(line, `not valid JSON (${(err as Error).message})`);
+    }
+    if (!isObj(value)) throw new TraceFormatError(line, 'each line must be one JSON object');
+    if ('loom_trace' in value) {
+      if (header || steps.length > 0) throw new TraceFormatError(line, 'a header line (loom_trace) may only come first');
+      if (value.loom_trace !== TRACE_FORMAT) throw new TraceFormatError(line, `unsupported trace format ${JSON.stringify(value.loom_trace)} (this Loom reads ${TRACE_FORMAT})`);
+      header = value as unknown as TraceHeader;
+      continue;
+    }
+    const seq = value.seq === undefined ? lastSeq + 1 : value.seq;
+    if (typeof seq !== 'number' || !Number.isInteger(seq) || seq < 1) throw new TraceFormatError(line, '"seq" must be an integer ≥ 1');
+    const other = seen.get(seq);
+    if (other !== undefined) throw new TraceFormatError(line, `seq ${seq} is also used on line ${other}`);
+    seen.set(seq, line);
+    lastSeq = seq;
+    try {
+      steps.push({ line, step: parseStep(value, seq) });
+    } catch (err) {
+      throw new TraceFormatError(line, (err as Error).message);
+    }
+  }
+  steps.sort((a, b) => a.step.seq - b.step.seq);
+  return { header, steps };
+}
+
+/** One line of a trace file (no newline): the step as JSON with its fields in the documented order. */
+export function stepLine(step: TraceStep): string {
+  return JSON.stringify(step);
+}

@@ -1,0 +1,58 @@
+import { createReadStream } from 'node:fs';
+import type { Express } from 'express';
+import type { TraceService } from '../../actors/traces.js';
+import { LoomError } from '../../domain/errors.js';
+import { isAgentId } from '../../domain/ids.js';
+import { TRACE_NOTE_CHARS } from '../../domain/limits.js';
+import { parseTopic } from '../../domain/topic.js';
+import { readJsonObject } from '../body.js';
+import { route } from '../route.js';
+
+const absent = (v: unknown) => v === undefined || v === null || v === '';
+
+/** The body of POST /traces (behaviour.md §14.1): every field optional; a wrong one is 400 and nothing starts. */
+function traceRequest(body: Record<string, unknown>): { agentId: string | null; topic: string | null; note: string | null } {
+  const { agent_id: agentId, topic, note } = body;
+  if (!absent(agentId) && !isAgentId(agentId)) throw new LoomError(400, `Invalid agent_id: ${typeof agentId === 'string' ? agentId : JSON.stringify(agentId)}`);
+  let canonical: string | null = null;
+  if (!absent(topic)) {
+    const ref = parseTopic(topic);
+    if (!ref) throw new LoomError(400, `Invalid topic: ${typeof topic === 'string' ? topic : JSON.stringify(topic)}`);
+    canonical = ref.topic;
+  }
+  if (!absent(note) && (typeof note !== 'string' || [...note].length > TRACE_NOTE_CHARS)) {
+    throw new LoomError(400, `Invalid note: a string of at most ${TRACE_NOTE_CHARS} characters`);
+  }
+  return { agentId: absent(agentId) ? null : (agentId as string), topic: canonical, note: absent(note) ? null : (note as string) };
+}
+
+/** POST/GET /traces, GET/DELETE /traces/{id} (behaviour.md §14.1). */
+export function mountTraces(traces: TraceService) {
+  return (app: Express): void => {
+    route(app, '/traces', {
+      POST: async (req, res) => {
+        const info = traces.start(traceRequest(await readJsonObject(req)));
+        res.status(201).json({ trace_id: info.trace_id, agent_id: info.agent_id, topic: info.topic, started_at: info.started_at });
+      },
+      GET: (_req, res) => {
+        res.json({ traces: traces.list() });
+      },
+    });
+    route(app, '/traces/:id', {
+      GET: async (req, res) => {
+        const path = await traces.file(String(req.params.id));
+        res.status(200).setHeader('Content-Type', 'application/x-ndjson');
+        await new Promise<void>((resolve, reject) => {
+          const stream = createReadStream(path);
+          stream.once('error', reject);
+          stream.once('end', resolve);
+          stream.pipe(res);
+        });
+      },
+      DELETE: async (req, res) => {
+        const purge = req.query.purge === '1' || req.query.purge === 'true';
+        res.json(await traces.stop(String(req.params.id), purge));
+      },
+    });
+  };
+}

@@ -1,0 +1,68 @@
+import { cmdDisplay } from '../domain/output.js';
+import type { StepResult } from './run.js';
+
+/** Counts of behaviour.md §14.3's summary line. */
+export interface Summary {
+  steps: number;
+  matched: number;
+  differed: number;
+  not_compared: number;
+}
+
+const MARK = { matched: '✓', differed: '✗', failed: '✗', not_compared: '·' } as const;
+
+/** What a step is, in a few words: `main /open ~/a.md`, `webhook leo "deploy done"`, `file ~/a.md`. */
+export function stepLabel(r: StepResult, manyAgents: boolean): string {
+  const s = r.step;
+  const who = manyAgents && 'agent_id' in s ? `${r.agentId} ` : '';
+  switch (s.kind) {
+    case 'exec':
+      return `${who}${s.topic}${s.via === 'mcp' ? ' (mcp)' : ''} ${cmdDisplay(s.cmd)}`;
+    case 'webhook':
+      return `webhook ${r.agentId} ${JSON.stringify(cmdDisplay(s.text))}`;
+    case 'file':
+      return `file ${who}${s.path}`;
+    case 'agent':
+      return `agent ${r.agentId}`;
+    default:
+      return `sleep ${s.ms} ms`;
+  }
+}
+
+/** The text of one step (behaviour.md §14.3): its line, then the diff or the reason it was not sent. */
+export function stepText(r: StepResult, manyAgents: boolean): string {
+  const lines = [`${MARK[r.verdict]} ${r.step.seq} ${stepLabel(r, manyAgents)}`];
+  if (r.message) lines.push(`  not sent: ${r.message}`);
+  if (r.diff) lines.push(r.diff);
+  return lines.join('\n');
+}
+
+/** One JSON object per step (`--json`). */
+export function stepJson(r: StepResult): Record<string, unknown> {
+  const s = r.step;
+  return {
+    seq: s.seq, kind: s.kind, result: r.verdict,
+    ...('agent_id' in s ? { agent_id: r.agentId } : {}),
+    ...(s.kind === 'exec' ? { via: s.via, topic: s.topic, cmd: cmdDisplay(s.cmd) } : {}),
+    ...(s.kind === 'file' ? { path: s.path } : {}),
+    ...(r.actual?.status !== undefined ? { status: r.actual.status } : {}),
+    ...(r.diff ? { diff: r.diff } : {}),
+    ...(r.message ? { message: r.message } : {}),
+    ms: Math.round(r.ms * 10) / 10,
+  };
+}
+
+export function summarise(results: StepResult[]): Summary {
+  const count = (f: (r: StepResult) => boolean) => results.filter(f).length;
+  return {
+    steps: results.length,
+    matched: count((r) => r.verdict === 'matched'),
+    differed: count((r) => r.verdict === 'differed' || r.verdict === 'failed'),
+    not_compared: count((r) => r.verdict === 'not_compared'),
+  };
+}
+
+/** `N steps: N matched, N differed, N not compared`. */
+export function summaryLine(s: Summary): string {
+  return `${s.steps} ${s.steps === 1 ? 'step' : 'steps'}: ${s.matched} matched, ${s.differed} differed, ${s.not_compared} not compared`;
+}
