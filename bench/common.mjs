@@ -32,7 +32,9 @@ export async function startDaemon(env = {}, nodeArgs = [], opts = {}) {
     proc.once('exit', (c) => reject(new Error(`daemon exited ${c}`)));
   });
   const readyMs = Number(process.hrtime.bigint() - started) / 1e6;
-  return { port, pid: proc.pid, dataDir, readyMs, base: `http://127.0.0.1:${port}`, stop: () => new Promise((r) => { proc.once('exit', r); proc.kill('SIGTERM'); }) };
+  // CPU time spent up to the ready line: what a cold start costs the process itself, whatever else runs on the machine.
+  const readyCpuMs = cpuMs(proc.pid);
+  return { port, pid: proc.pid, dataDir, readyMs, readyCpuMs, base: `http://127.0.0.1:${port}`, stop: () => new Promise((r) => { proc.once('exit', r); proc.kill('SIGTERM'); }) };
 }
 
 /** "<cpu model> ×<n>, <GiB> GiB RAM, Node <v>" */
@@ -80,4 +82,10 @@ export function percentile(list, p) {
 export function rssMiB(pid) {
   const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
   return m ? Number(m[1]) / 1024 : NaN;
+}
+
+/** CPU time (user + system) a process has used so far, in ms (/proc/<pid>/stat, clock ticks of 10 ms). */
+export function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/^.*\) /, '').split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }

@@ -4,13 +4,14 @@
 //   skeleton  Express 5 + express.json() + one XState actor per topic with an invoked promise per command
 //             (Loom >= 100 % of it)
 // Then one sequential client (one request at a time, keep-alive): p50 latency (Loom target <= 0.5 ms).
-// BENCH_PROFILE=1 also runs the daemon under --cpu-prof and appends where its CPU time went.
+// BENCH_PROFILE=1 then loads a second daemon under --cpu-prof for one more run (the measured rounds stay
+// unprofiled) and appends where its CPU time went.
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { freePort, median, percentile, startDaemon, startServer, writeResult } from './common.mjs';
+import { cpuMs, freePort, median, percentile, startDaemon, startServer, writeResult } from './common.mjs';
 import { summarise } from './profile.mjs';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
@@ -57,7 +58,7 @@ async function sequential(port, n) {
   return out;
 }
 
-const d = await startDaemon({}, profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
+const d = await startDaemon();
 await fetch(`${d.base}/agents`, { method: 'POST', body: JSON.stringify({ agent_id: 'bench' }) });
 const sample = await once(d.port);
 const content = JSON.parse(/event: content\ndata: (.*)\n/.exec(sample)[1]);
@@ -72,10 +73,18 @@ for (const name of ['lean', 'skeleton']) {
   if (t.length !== sample.length) throw new Error(`${name} answers ${t.length} bytes, Loom ${sample.length}`);
 }
 
+const pids = { lean: lean.pid, skeleton: skeleton.pid, loom: d.pid };
+/** One load run; also the server's CPU time per answered request (µs), which a busy machine disturbs less than req/s. */
+async function measured(name, url, headers) {
+  const before = cpuMs(pids[name]);
+  const r = await load(url, headers);
+  r.cpuUsPerRequest = ((cpuMs(pids[name]) - before) * 1000) / Math.max(1, r.requests.total);
+  return r;
+}
 const targets = {
-  lean: () => load(`http://127.0.0.1:${ports.lean}/exec`, { 'X-Agent-Id': 'bench' }),
-  skeleton: () => load(`http://127.0.0.1:${ports.skeleton}/exec`, { 'X-Agent-Id': 'bench' }),
-  loom: () => load(`${d.base}/exec`, { 'X-Agent-Id': 'bench' }),
+  lean: () => measured('lean', `http://127.0.0.1:${ports.lean}/exec`, { 'X-Agent-Id': 'bench' }),
+  skeleton: () => measured('skeleton', `http://127.0.0.1:${ports.skeleton}/exec`, { 'X-Agent-Id': 'bench' }),
+  loom: () => measured('loom', `${d.base}/exec`, { 'X-Agent-Id': 'bench' }),
 };
 // Warm-up runs discarded; then the servers alternate round by round, so a slow or fast spell of this
 // shared machine does not land on one of them only.
@@ -91,18 +100,25 @@ for (let block = 0; block < 5; block++) for (const k of Object.keys(seq)) seq[k]
 await lean.stop();
 await skeleton.stop();
 await d.stop();
+if (profileDir) {
+  const p = await startDaemon({}, ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]);
+  await fetch(`${p.base}/agents`, { method: 'POST', body: JSON.stringify({ agent_id: 'bench' }) });
+  await load(`${p.base}/exec`, { 'X-Agent-Id': 'bench' });
+  await p.stop();
+}
 
 const rps = (k) => runs[k].map((r) => r.requests.average);
 const ratios = (k, base) => runs[k].map((r, i) => r.requests.average / runs[base][i].requests.average);
 const pct = (x) => `${(100 * x).toFixed(1)} %`;
 const perRound = runs.loom.map((r, i) => `| ${i + 1} | ${Math.round(runs.lean[i].requests.average)} | ${Math.round(runs.skeleton[i].requests.average)} | ${Math.round(r.requests.average)} | ${pct(ratios('loom', 'lean')[i])} | ${pct(ratios('loom', 'skeleton')[i])} | ${loads[i].toFixed(2)} |`).join('\n');
-const row = (name, k) => `| ${name} | ${Math.round(median(rps(k)))} | ${median(runs[k].map((r) => r.latency.p50))} | ${median(runs[k].map((r) => r.latency.p99))} | ${runs[k].reduce((a, r) => a + r.non2xx + r.errors, 0)} | ${median(seq[k]).toFixed(3)} | ${percentile(seq[k], 99).toFixed(3)} |`;
+const cpu = (k) => median(runs[k].map((r) => r.cpuUsPerRequest));
+const row = (name, k) => `| ${name} | ${Math.round(median(rps(k)))} | ${cpu(k).toFixed(0)} | ${median(runs[k].map((r) => r.latency.p50))} | ${median(runs[k].map((r) => r.latency.p99))} | ${runs[k].reduce((a, r) => a + r.non2xx + r.errors, 0)} | ${median(seq[k]).toFixed(3)} | ${percentile(seq[k], 99).toFixed(3)} |`;
 const vsLean = median(ratios('loom', 'lean'));
 const vsSkeleton = median(ratios('loom', 'skeleton'));
 let profile = '';
 if (profileDir) {
   const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
-  profile = `\n### Where the daemon's CPU time goes (BENCH_PROFILE=1, whole run)\n\n${summarise(join(profileDir, file))}\n`;
+  profile = `\n### Where the daemon's CPU time goes (BENCH_PROFILE=1: a separate daemon under --cpu-prof, one ${DURATION} s load run after the rounds)\n\n${summarise(join(profileDir, file))}\n`;
 }
 writeResult('exec', 'POST /exec (/help, 16 connections, 16 topics)', `
 ${ROUNDS} rounds of ${DURATION} s per server, the three servers alternating, after a discarded warm-up run of
@@ -113,12 +129,14 @@ same bytes. Then one sequential client, ${SEQ_N} requests per server in 5 interl
 |---|---|---|---|---|---|---|
 ${perRound}
 
-| server | req/s (median) | p50 ms | p99 ms | non-2xx + errors | 1 client p50 ms | 1 client p99 ms |
-|---|---|---|---|---|---|---|
+| server | req/s (median) | server CPU µs/request | p50 ms | p99 ms | non-2xx + errors | 1 client p50 ms | 1 client p99 ms |
+|---|---|---|---|---|---|---|---|
 ${row('lean Express 5 (no body parser)', 'lean')}
 ${row('Express 5 + express.json + XState actor per topic (skeleton)', 'skeleton')}
 ${row('Loom daemon', 'loom')}
 
 Loom reaches **${pct(vsLean)}** of lean Express (target ≥ 70 %) and **${pct(vsSkeleton)}** of the skeleton
 (target ≥ 100 %), medians of the per-round ratios; one sequential client: p50 **${median(seq.loom).toFixed(3)} ms** (target ≤ 0.5 ms).
+Server CPU per request, the figure a shared machine disturbs least: Loom ${cpu('loom').toFixed(0)} µs, lean Express ${cpu('lean').toFixed(0)} µs
+(lean / Loom **${pct(cpu('lean') / cpu('loom'))}**), skeleton ${cpu('skeleton').toFixed(0)} µs (skeleton / Loom **${pct(cpu('skeleton') / cpu('loom'))}**).
 ${profile}`);

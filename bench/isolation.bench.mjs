@@ -31,7 +31,8 @@ function execOn(agent, port, topic, cmd) {
 
 /** A 1 MiB action document made of real corpus documents (headings, prose, lists, code, act blocks). */
 function bigDocument() {
-  const corpus = join(import.meta.dirname, '..', '..', 'shared', 'corpus', 'apps', 'apps', 'apps');
+  // The repository's copy of the corpus (test/fixtures/apps; licence notice beside it).
+  const corpus = join(import.meta.dirname, '..', 'test', 'fixtures', 'apps', 'apps', 'apps');
   const parts = [];
   for (const app of readdirSync(corpus)) {
     try { parts.push(readFileSync(join(corpus, app, 'string.md'), 'utf8').replace(/^---[\s\S]*?\n---\n/, '')); } catch { /* an app without a root page */ }

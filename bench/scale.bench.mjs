@@ -3,9 +3,10 @@
 // the ready line) with an empty registry and with the 1,000-agent registry. Targets: 1,000 × 5 topics
 // <= 150 MiB RSS, cold start <= 300 ms. BENCH_COMPARE_ROOT=<checkout> adds the same rows for another
 // build (e.g. main before the actor tree), measured in the same run.
+import { spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { loadavg } from 'node:os';
-import { median, rssMiB, startDaemon, writeResult } from './common.mjs';
+import { cpuMs, median, rssMiB, startDaemon, writeResult } from './common.mjs';
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 1000);
 const TOPICS = 5;
@@ -30,13 +31,20 @@ async function pool(n, width, fn) {
   await Promise.all(Array.from({ length: width }, async () => { while (next < n) await fn(next++); }));
 }
 
+/** Spawn of a bare `node` that prints its ready line at once (ms): the floor of any cold start on this machine now. */
+function bareStart() {
+  const t0 = process.hrtime.bigint();
+  const p = spawn(process.execPath, ['-e', 'console.log("listening")'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve) => p.stdout.once('data', () => { resolve({ ms: Number(process.hrtime.bigint() - t0) / 1e6, cpu: cpuMs(p.pid) }); p.kill(); }));
+}
+
 const settle = () => new Promise((r) => setTimeout(r, 1500));
 
 /** One round on one build: cold start empty, fill, measure, restart on the full registry. */
 async function round(root) {
   const d = await startDaemon({}, [], { root });
   await settle();
-  const out = { coldEmpty: d.readyMs, idle: rssMiB(d.pid) };
+  const out = { coldEmpty: d.readyMs, cpuEmpty: d.readyCpuMs, idle: rssMiB(d.pid) };
   await pool(AGENTS, 8, (i) => post(d.port, '/agents', { agent_id: `a${i}` }));
   await settle();
   out.agents = rssMiB(d.pid);
@@ -49,6 +57,7 @@ async function round(root) {
   await d.stop();
   const again = await startDaemon({}, [], { root, dataDir: d.dataDir });
   out.coldFull = again.readyMs;
+  out.cpuFull = again.readyCpuMs;
   await settle();
   out.idleFull = rssMiB(again.pid);
   await again.stop();
@@ -58,24 +67,29 @@ async function round(root) {
 const builds = { loom: undefined, ...(process.env.BENCH_COMPARE_ROOT ? { compare: process.env.BENCH_COMPARE_ROOT } : {}) };
 const results = Object.fromEntries(Object.keys(builds).map((k) => [k, []]));
 const loads = [];
+const bare = [];
 for (let r = 0; r < ROUNDS; r++) {
+  bare.push(await bareStart());
   for (const [k, root] of Object.entries(builds)) results[k].push(await round(root));
   loads.push(loadavg()[0]);
 }
 const m = (k, f) => median(results[k].map((x) => x[f]));
 const rows = Object.keys(builds).map((k) => {
   const name = k === 'loom' ? 'this build' : `compare: ${builds[k]}`;
-  return `| ${name} | ${m(k, 'idle').toFixed(1)} | ${m(k, 'agents').toFixed(1)} | **${m(k, 'topics').toFixed(1)}** | ${m(k, 'ran').toFixed(1)} | ${m(k, 'idleFull').toFixed(1)} | ${m(k, 'coldEmpty').toFixed(0)} | **${m(k, 'coldFull').toFixed(0)}** |`;
+  return `| ${name} | ${m(k, 'idle').toFixed(1)} | ${m(k, 'agents').toFixed(1)} | **${m(k, 'topics').toFixed(1)}** | ${m(k, 'ran').toFixed(1)} | ${m(k, 'idleFull').toFixed(1)} | ${m(k, 'coldEmpty').toFixed(0)} | **${m(k, 'coldFull').toFixed(0)}** | ${m(k, 'cpuEmpty').toFixed(0)} | **${m(k, 'cpuFull').toFixed(0)}** |`;
 }).join('\n');
 writeResult('scale', `Resident memory and cold start at ${AGENTS} agents × ${TOPICS} topics`, `
 ${ROUNDS} rounds per build (builds alternating), medians. RSS (MiB) read from /proc 1.5 s after each step:
 idle (empty registry); after registering ${AGENTS} agents; after opening ${TOPICS} topics each with POST /sessions (no
 command run); after one \`/info\` in every topic; idle after a restart on the full registry. Cold start (ms): spawn of
-\`node dist/cli/main.js daemon\` to its ready line, empty registry and ${AGENTS}-agent registry. Load average per round:
-${loads.map((x) => x.toFixed(2)).join(', ')}.
+\`node dist/cli/main.js daemon\` to its ready line, empty registry and ${AGENTS}-agent registry; the floor on this machine
+in the same run, a bare \`node -e\` printing a line: **${median(bare.map((b) => b.ms)).toFixed(0)} ms** (median; ${bare.map((b) => b.ms.toFixed(0)).join(', ')}).
+CPU time (user + system, 10 ms ticks) the process spent up to its ready line, which a loaded machine disturbs far less
+than wall time: bare node ${median(bare.map((b) => b.cpu)).toFixed(0)} ms.
+Load average per round: ${loads.map((x) => x.toFixed(2)).join(', ')}.
 
-| build | idle | ${AGENTS} agents | + ${AGENTS * TOPICS} topics | + one /info each | restarted, full registry | cold start empty | cold start ${AGENTS} agents |
-|---|---|---|---|---|---|---|---|
+| build | idle | ${AGENTS} agents | + ${AGENTS * TOPICS} topics | + one /info each | restarted, full registry | cold start empty | cold start ${AGENTS} agents | CPU to ready, empty | CPU to ready, ${AGENTS} agents |
+|---|---|---|---|---|---|---|---|---|---|
 ${rows}
 
 Targets: ${AGENTS} agents × ${TOPICS} topics ≤ 150 MiB; cold start ≤ 300 ms.

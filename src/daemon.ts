@@ -8,6 +8,7 @@ import type { DaemonInfo } from './commands/types.js';
 import type { DaemonConfig } from './config.js';
 import { systemClock, type Clock } from './domain/ports.js';
 import { createApp } from './http/app.js';
+import { execFastPath } from './http/routes/exec.js';
 import { upgradeListener } from './http/upgrade.js';
 import type { AppContext } from './http/context.js';
 import { LowAgentStore } from './stores/agentStore.js';
@@ -49,7 +50,8 @@ export async function compose(config: DaemonConfig, opts: { clock?: Clock; memor
   const registry = buildRegistry();
   const system = new LoomSystem({ info, clock, agents, env: new FileEnvStore(config.dataDir), packages: new EmptyPackageRegistry(), registry, queue: opts.queue });
   const { routes, fastPaths, upgrades } = await installFeatures({ system, info, clock, agents, allowedOrigins: config.allowedOrigins, githubApi: config.githubApi, recordTo: config.record });
-  const ctx: AppContext = { system, allowedOrigins: config.allowedOrigins, onShutdown: opts.onShutdown ?? (() => undefined), fastPaths, upgrades };
+  // POST /exec, the hot path, is answered before Express like the /fs plane (http/routes/exec.ts).
+  const ctx: AppContext = { system, allowedOrigins: config.allowedOrigins, onShutdown: opts.onShutdown ?? (() => undefined), fastPaths: [execFastPath(system, config.allowedOrigins), ...fastPaths], upgrades };
   const app = createApp(ctx, routes);
   const log = opts.requestLog ?? {};
   const requestLog = log === false ? null : new RequestLogFile(join(config.dataDir, REQUEST_LOG_DIR), { echo: log.echo });

@@ -7,6 +7,7 @@ import type { AgentInput } from '../domain/agentInput.js';
 import { LoomError } from '../domain/errors.js';
 import { QUEUE_MAX, QUEUE_WAIT_MS } from '../domain/limits.js';
 import type { AgentRecord, AgentStore, Clock, EnvStore, PackageRegistry } from '../domain/ports.js';
+import { newSession } from '../domain/session.js';
 import type { QueueLimits, Ticket, TicketRequest } from '../domain/ticket.js';
 import type { HubName, TopicRef as TopicName } from '../domain/topic.js';
 import { installError, type InstallOutcome, type InstallProgress } from '../domain/install.js';
@@ -66,6 +67,8 @@ export class LoomSystem {
   private readonly contributions: SystemContribution[] = [];
   private readonly hubs = new Map<HubName, HubPage>(Object.entries(CORE_HUBS) as Array<[HubName, HubPage]>);
   private installer: InstallEffects | undefined;
+  /** The callers of each topic's tickets in flight, by ticket id (a topic's listeners end with it). */
+  private readonly tickets = new WeakMap<TopicRef, Map<string, TicketListener>>();
 
   constructor(private readonly deps: SystemDeps) {
     this.limits = deps.queue ?? { max: QUEUE_MAX, waitMs: QUEUE_WAIT_MS };
@@ -198,8 +201,9 @@ export class LoomSystem {
   async deleteAgent(agentId: string): Promise<Record<string, unknown>> {
     const agent = this.hasAgent(agentId) ? this.agent(agentId) : undefined;
     if (!agent) return { agent_id: agentId, deleted: false, revoked_capabilities: 0, disposed_sessions: 0 };
-    const ids = Object.keys(agent.getSnapshot().children);
-    const counts = { revoked_capabilities: ids.filter((id) => id.startsWith('cap:')).length, disposed_sessions: ids.filter(isTopicChild).length };
+    const snap = agent.getSnapshot();
+    const ids = Object.keys(snap.children);
+    const counts = { revoked_capabilities: ids.filter((id) => id.startsWith('cap:')).length, disposed_sessions: ids.filter(isTopicChild).length + snap.context.dormant.size };
     const outcome = new Promise<AgentOutcome>((done, fail) => {
       agent.subscribe({ complete: () => done(agent.getSnapshot().output as AgentOutcome), error: fail });
     });
@@ -227,21 +231,47 @@ export class LoomSystem {
     return this.root.system.get(topicSystemId(agentId, topic)) as TopicRef | undefined;
   }
 
-  /** The topic of (agent, topic), created on first touch (POST /sessions, first command). */
-  openTopic(agentId: string, ref: TopicName): { actor: TopicRef; created: boolean } {
-    const existing = this.topicActor(agentId, ref.topic);
-    if (existing) return { actor: existing, created: false };
+  private knownAgent(agentId: string): AgentRef {
     const agent = this.agent(agentId);
     if (!agent) throw new LoomError(401, `Unknown agent: ${agentId}`);
+    return agent;
+  }
+
+  /**
+   * POST /sessions: the topic of (agent, topic), opened if absent. A new topic is dormant (a record
+   * in its agent) until its first command wakes it.
+   */
+  openTopic(agentId: string, ref: TopicName): { created: boolean } {
+    if (this.topicActor(agentId, ref.topic)) return { created: false };
+    const agent = this.knownAgent(agentId);
+    if (agent.getSnapshot().context.dormant.has(ref.topic)) return { created: false };
+    agent.send({ type: 'topic.open', ref, at: this.deps.clock.now() });
+    return { created: true };
+  }
+
+  /** The actor of (agent, topic), spawned (from its dormant record, or new) when a command needs it. */
+  private wakeTopic(agentId: string, ref: TopicName): TopicRef {
+    const existing = this.topicActor(agentId, ref.topic);
+    if (existing) return existing;
     const input = { agentId, ref, maxWaiting: this.limits.max, waitMs: this.limits.waitMs, now: this.deps.clock.now() };
-    agent.send({ type: 'topic.open', ref, input });
+    this.knownAgent(agentId).send({ type: 'topic.wake', ref, input });
     const actor = this.topicActor(agentId, ref.topic);
     if (!actor) throw new Error(`agent ${agentId} could not open topic ${ref.topic}`);
-    // The trace recorder and the inspector see every topic's command events (behaviour.md §13.3).
+    // One subscription per topic: each ticket's caller gets its events, and the trace recorder and
+    // the inspector see every command event (behaviour.md §13.3).
     const systemId = topicSystemId(agentId, ref.topic);
-    actor.on('*', (ev) => this.inspection.command(systemId, ev));
+    const listeners = new Map<string, TicketListener>();
+    this.tickets.set(actor, listeners);
+    actor.on('*', (ev) => {
+      const l = listeners.get(ev.ticket.id);
+      if (l) {
+        if (ev.type === 'command.finished' || ev.type === 'command.refused') listeners.delete(ev.ticket.id);
+        guarded(l, ev);
+      }
+      this.inspection.command(systemId, ev);
+    });
     actor.subscribe({ complete: () => this.inspection.recent.forget(systemId), error: () => this.inspection.recent.forget(systemId) });
-    return { actor, created: true };
+    return actor;
   }
 
   /**
@@ -250,15 +280,12 @@ export class LoomSystem {
    * (refused or finished). Must not be called from inside a topic's own listeners.
    */
   submit(req: CommandRequest, listener: TicketListener): Submission {
-    const { actor } = this.openTopic(req.agentId, req.ref);
+    const actor = this.wakeTopic(req.agentId, req.ref);
     const ticket: Ticket = {
       id: nextTicketId(actor.getSnapshot().context), cmd: req.cmd, requestId: req.requestId, via: req.via, queuedAt: this.deps.clock.now(), startedAt: null,
     };
-    const sub = actor.on('*', (ev) => {
-      if (ev.ticket.id !== ticket.id) return;
-      if (ev.type === 'command.finished' || ev.type === 'command.refused') sub.unsubscribe();
-      guarded(listener, ev);
-    });
+    const listeners = this.tickets.get(actor) as Map<string, TicketListener>;
+    listeners.set(ticket.id, listener);
     actor.send({ type: req.via === 'mcp' ? 'command.try' : 'command.arrive', ticket });
     return {
       ticketId: ticket.id,
@@ -266,23 +293,28 @@ export class LoomSystem {
         // A running command goes on and its result is discarded (behaviour.md §9.4).
         if (actor.getSnapshot().context.running?.id === ticket.id) return;
         actor.send({ type: 'command.leave', ticketId: ticket.id });
-        sub.unsubscribe();
+        listeners.delete(ticket.id);
       },
     };
   }
 
-  /** DELETE /sessions/{agent_id}/{topic}: false when absent (spec §4.6). */
+  /** DELETE /sessions/{agent_id}/{topic}: false when absent (spec §4.6). A dormant topic just ends. */
   closeSession(agentId: string, topic: string): boolean {
     const actor = this.topicActor(agentId, topic);
-    if (!actor) return false;
-    actor.send({ type: 'session.close', at: this.deps.clock.now() });
+    if (actor) {
+      actor.send({ type: 'session.close', at: this.deps.clock.now() });
+      return true;
+    }
+    const agent = this.root.system.get(agentSystemId(agentId)) as AgentRef | undefined;
+    if (!agent?.getSnapshot().context.dormant.has(topic)) return false;
+    agent.send({ type: 'topic.forget', topic });
     return true;
   }
 
-  private closeAllSessions(agent: AgentRef): number {
-    const topics = Object.entries(agent.getSnapshot().children).filter(([id]) => isTopicChild(id));
-    for (const [, t] of topics) (t as TopicRef).send({ type: 'session.close', at: this.deps.clock.now() });
-    return topics.length;
+  private closeAllSessions(agent: AgentRef): void {
+    const snap = agent.getSnapshot();
+    for (const [id, t] of Object.entries(snap.children)) if (isTopicChild(id)) (t as TopicRef).send({ type: 'session.close', at: this.deps.clock.now() });
+    for (const topic of snap.context.dormant.keys()) agent.send({ type: 'topic.forget', topic });
   }
 
   private topicsOf(agentId: string): TopicRef[] {
@@ -291,14 +323,16 @@ export class LoomSystem {
     return Object.entries(agent.getSnapshot().children).filter(([id]) => isTopicChild(id)).map(([, t]) => t as TopicRef);
   }
 
-  /** Topics of an agent with queue state, sorted by topic (read from the topic actors). */
+  /** Topics of an agent with queue state, sorted by topic (read from the topic actors and the dormant records). */
   topicStatuses(agentId: string): TopicStatus[] {
-    return this.topicsOf(agentId)
-      .map((t) => {
-        const { value, context } = t.getSnapshot();
-        return { session: context.session, executing: value === 'executing', queueLength: context.waiting.length };
-      })
-      .sort((a, b) => (a.session.ref.topic < b.session.ref.topic ? -1 : a.session.ref.topic > b.session.ref.topic ? 1 : 0));
+    const live: TopicStatus[] = this.topicsOf(agentId).map((t) => {
+      const { value, context } = t.getSnapshot();
+      return { session: context.session, executing: value === 'executing', queueLength: context.waiting.length };
+    });
+    const agent = this.root.system.get(agentSystemId(agentId)) as AgentRef | undefined;
+    // A dormant topic shows as the empty session it will start with.
+    const dormant = [...(agent?.getSnapshot().context.dormant.values() ?? [])].map((d) => ({ session: newSession(agentId, d.ref, d.createdAt), executing: false, queueLength: 0 }));
+    return [...live, ...dormant].sort((a, b) => (a.session.ref.topic < b.session.ref.topic ? -1 : a.session.ref.topic > b.session.ref.topic ? 1 : 0));
   }
 
   /** Agent ids in the tree, sorted (GET /sessions without a filter). */
@@ -306,11 +340,15 @@ export class LoomSystem {
     return Object.keys(this.root.getSnapshot().children).sort();
   }
 
-  /** GET /health counts: agents in the tree, sessions = open topics across all agents. */
+  /** GET /health counts: agents in the tree, sessions = open topics (live and dormant) across all agents. */
   counts(): { agents: number; sessions: number } {
-    const agents = Object.keys(this.root.getSnapshot().children);
+    const agents = Object.values(this.root.getSnapshot().children) as AgentRef[];
     let sessions = 0;
-    for (const id of agents) sessions += this.topicsOf(id).length;
+    for (const a of agents) {
+      const snap = a.getSnapshot();
+      sessions += snap.context.dormant.size;
+      for (const id of Object.keys(snap.children)) if (isTopicChild(id)) sessions++;
+    }
     return { agents: agents.length, sessions };
   }
 

@@ -1,5 +1,4 @@
 import type { IncomingMessage } from 'node:http';
-import type { Request } from 'express';
 import { LoomError } from '../domain/errors.js';
 import { OVERSIZE_DRAIN_BYTES, REQUEST_BODY_BYTES } from '../domain/limits.js';
 
@@ -13,7 +12,7 @@ export function tooLarge(cap: number, error = `Request body exceeds ${cap} bytes
  * a larger Content-Length is refused at once; a chunked body is counted and refused when it passes
  * the cap, and the rest is drained up to 20 MiB before the socket is closed.
  */
-export function readBody(req: Request, cap = REQUEST_BODY_BYTES, overflow: () => LoomError = () => tooLarge(cap)): Promise<Buffer> {
+export function readBody(req: IncomingMessage, cap = REQUEST_BODY_BYTES, overflow: () => LoomError = () => tooLarge(cap)): Promise<Buffer> {
   const declared = req.headers['content-length'];
   if (declared !== undefined && Number(declared) > cap) {
     drain(req, 0);
@@ -55,12 +54,12 @@ export function drain(req: IncomingMessage, already: number): void {
  * Parse a JSON object body (behaviour.md §9.1): empty counts as `{}`; unparseable or not an object
  * is 400 with `invalidMessage`.
  */
-export async function readJsonObject(req: Request, invalidMessage = 'Invalid JSON body'): Promise<Record<string, unknown>> {
-  const buf = await readBody(req);
-  if (buf.length === 0 || buf.toString('utf8').trim() === '') return {};
+export async function readJsonObject(req: IncomingMessage, invalidMessage = 'Invalid JSON body'): Promise<Record<string, unknown>> {
+  const text = (await readBody(req)).toString('utf8');
+  if (text.trim() === '') return {};
   let value: unknown;
   try {
-    value = JSON.parse(buf.toString('utf8'));
+    value = JSON.parse(text);
   } catch {
     throw new LoomError(400, invalidMessage);
   }

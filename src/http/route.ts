@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Express, Request, Response } from 'express';
 import { LoomError } from '../domain/errors.js';
 
@@ -17,7 +18,7 @@ export function route(app: Express, path: string, methods: Record<string, Handle
 }
 
 /** The trimmed `X-Agent-Id` header, or undefined when absent or empty (behaviour.md §9.4). */
-export function agentHeader(req: Request): string | undefined {
+export function agentHeader(req: IncomingMessage): string | undefined {
   const v = req.headers['x-agent-id'];
   const s = (Array.isArray(v) ? v[0] : v)?.trim();
   return s ? s : undefined;

@@ -16,6 +16,13 @@ export function sseFrame(name: string, data: unknown): string {
   return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
+/** Writers whose headers wait for the end of this turn of the event loop: one setImmediate for all. */
+const pendingHeaders = new Set<SseWriter>();
+
+function flushPending(): void {
+  for (const w of [...pendingHeaders]) w.flushHeaders();
+}
+
 /**
  * The one SSE writer (architecture.md "actors emit, HTTP listens"): owns the headers of spec §4.7
  * and the framing. `open()` decides the 200; the headers go out at the end of the current turn of
@@ -27,18 +34,29 @@ export class SseWriter {
 
   constructor(private readonly res: ServerResponse) {}
 
-  /** Commit to a 200 stream; the headers follow within this turn of the event loop. */
-  open(): void {
+  /**
+   * Commit to a 200 stream; the headers follow at the end of this turn of the event loop unless the
+   * stream is finished first. `onSent` runs when they go out on their own (a command still running).
+   */
+  open(onSent?: () => void): void {
     if (this.state !== 'new') return;
     this.state = 'pending';
-    setImmediate(() => this.flushHeaders());
+    this.onSent = onSent;
+    pendingHeaders.add(this);
+    if (pendingHeaders.size === 1) setImmediate(flushPending);
   }
 
-  private flushHeaders(): void {
-    if (this.state !== 'pending' || this.closed) return;
+  private onSent: (() => void) | undefined;
+
+  /** Send the headers now if they are still pending. */
+  flushHeaders(): void {
+    if (this.state !== 'pending') return;
+    pendingHeaders.delete(this);
     this.state = 'sent';
+    if (this.closed) return;
     this.res.writeHead(200, STREAM_HEADERS);
     this.res.flushHeaders();
+    this.onSent?.();
   }
 
   /** One event; data is JSON-encoded on one line. */
@@ -60,15 +78,17 @@ export class SseWriter {
 
   /**
    * The last events and the end of the stream as one `res.end(tail)` (one socket write; with the
-   * headers still pending, headers and tail go together). One string in one
+   * headers still pending, headers and tail go together as one string with a Content-Length, the
+   * cheapest answer node:http can write). One string in one
    * end() is the form that delivers the body on every supported Node line: `cork()` + `write()`s +
    * `end()` after `flushHeaders()` sends the last chunk without the corked data on Node 22 and 24.
    */
   finish(events: Array<[name: string, data: unknown]>): void {
     const tail = events.map(([name, data]) => sseFrame(name, data)).join('');
     if (this.state !== 'sent') {
+      pendingHeaders.delete(this);
       this.state = 'sent';
-      this.res.writeHead(200, STREAM_HEADERS);
+      this.res.writeHead(200, { ...STREAM_HEADERS, 'Content-Length': Buffer.byteLength(tail) });
     }
     this.res.end(tail);
   }
@@ -100,8 +120,8 @@ export function streamCommand(res: ServerResponse, source: CommandStreamSource):
     const handle = source.submit((ev) => {
       switch (ev.type) {
         case 'command.started':
-          sse.open();
-          timer = setInterval(() => { if (!sse.closed) sse.comment('running'); }, RUNNING_COMMENT_MS);
+          // `: running` every 15 s for a command still running once its headers went out (most never need it).
+          sse.open(() => { timer = setInterval(() => { if (!sse.closed) sse.comment('running'); }, RUNNING_COMMENT_MS); });
           return;
         case 'command.refused':
           settled = true;

@@ -21,14 +21,26 @@ import { webhookTokenMachine } from './webhookToken.js';
  * when the agent is deleted). A child that reaches a final state (a closed topic, a dead capability) is stopped
  * and leaves the tree. The cascade's I/O (feature steps, state folder, registry entry) is the
  * provided promise actor `cascade`; its output is the response's counts.
+ *
+ * A topic opened by POST /sessions is **dormant** until its first command: a record in the agent's
+ * context (its name and creation time), not an actor, so a thousand agents with five idle topics
+ * each cost little more than their records. `topic.wake` turns it into its actor.
  */
 
 /** Counts of the DELETE /agents/{id} response (spec §4.3 rule 3). */
 export type DeleteCounts = Record<string, number>;
 
+/** A topic that has not run a command yet: its record only. */
+export interface DormantTopic {
+  ref: TopicRef;
+  createdAt: number;
+}
+
 export interface AgentContext {
   id: string;
   home: string;
+  /** Dormant topics by canonical topic (a Map: topic names are user text). */
+  dormant: ReadonlyMap<string, DormantTopic>;
   /** The cascade's outcome (the machine's output): its counts, or the error it failed with. */
   outcome: AgentOutcome | null;
 }
@@ -38,7 +50,12 @@ export type AgentOutcome = { ok: true; counts: DeleteCounts } | { ok: false; err
 
 export type AgentEvent =
   | { type: 'agent.update'; home: string }
-  | { type: 'topic.open'; ref: TopicRef; input: TopicInput }
+  /** POST /sessions: a dormant topic, unless the topic already exists. */
+  | { type: 'topic.open'; ref: TopicRef; at: number }
+  /** A command needs the topic: its actor, spawned from the dormant record (keeping its creation time) or new. */
+  | { type: 'topic.wake'; ref: TopicRef; input: TopicInput }
+  /** A dormant topic's session was closed: the topic ends. */
+  | { type: 'topic.forget'; topic: string }
   | { type: 'cap.open'; input: CapabilityInput }
   | { type: 'webhook.open'; fingerprint: string | null }
   | { type: 'install.open'; input: InstallInput }
@@ -63,6 +80,17 @@ export const installSystemId = (installId: string): string => `install:${install
 const DONE_PREFIX = 'xstate.done.actor.';
 const ERROR_PREFIX = 'xstate.error.actor.';
 
+/** The empty dormant set every agent starts with (never changed: updates copy). */
+const NO_TOPICS: ReadonlyMap<string, DormantTopic> = new Map();
+
+/** A copy of `m` without `key`. */
+function without<V>(m: ReadonlyMap<string, V>, key: string): ReadonlyMap<string, V> {
+  if (!m.has(key)) return m;
+  const out = new Map(m);
+  out.delete(key);
+  return out;
+}
+
 const childrenOf = (self: AnyActorRef): Record<string, AnyActorRef> => (self.getSnapshot() as { children: Record<string, AnyActorRef> }).children;
 
 export const agentMachine = setup({
@@ -86,7 +114,7 @@ export const agentMachine = setup({
   },
 }).createMachine({
   id: 'agent',
-  context: ({ input }) => ({ id: input.id, home: input.home, outcome: null }),
+  context: ({ input }) => ({ id: input.id, home: input.home, dormant: NO_TOPICS, outcome: null }),
   initial: 'active',
   on: {
     // A closed topic or a dead capability leaves the tree.
@@ -103,13 +131,25 @@ export const agentMachine = setup({
     active: {
       on: {
         'agent.update': { actions: assign({ home: ({ event }) => event.home }) },
-        // Each spawn is idempotent: a child that already exists is kept as it is.
+        // Each open and spawn is idempotent: a topic that already exists is kept as it is.
         'topic.open': {
           actions: enqueueActions(({ enqueue, event, context, self }) => {
-            const id = topicChildId(event.ref.topic);
-            if (!Object.hasOwn(childrenOf(self), id)) enqueue.spawnChild('topic', { id, systemId: topicSystemId(context.id, event.ref.topic), input: event.input });
+            const t = event.ref.topic;
+            if (Object.hasOwn(childrenOf(self), topicChildId(t)) || context.dormant.has(t)) return;
+            enqueue.assign({ dormant: new Map(context.dormant).set(t, { ref: event.ref, createdAt: event.at }) });
           }),
         },
+        'topic.wake': {
+          actions: enqueueActions(({ enqueue, event, context, self }) => {
+            const t = event.ref.topic;
+            const id = topicChildId(t);
+            if (Object.hasOwn(childrenOf(self), id)) return;
+            const record = context.dormant.get(t);
+            if (record) enqueue.assign({ dormant: without(context.dormant, t) });
+            enqueue.spawnChild('topic', { id, systemId: topicSystemId(context.id, t), input: { ...event.input, now: record?.createdAt ?? event.input.now } });
+          }),
+        },
+        'topic.forget': { actions: assign({ dormant: ({ context, event }) => without(context.dormant, event.topic) }) },
         'cap.open': {
           actions: enqueueActions(({ enqueue, event, self }) => {
             const id = capChildId(event.input.tokenId);

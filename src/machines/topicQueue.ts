@@ -1,4 +1,4 @@
-import { assign, emit, enqueueActions, setup, stopChild, type AnyActorRef, type ParameterizedObject } from 'xstate';
+import { assign, cancel, emit, enqueueActions, setup, stopChild, type AnyActorRef, type ParameterizedObject } from 'xstate';
 import { commandOutput } from '../domain/output.js';
 import { fail } from '../domain/result.js';
 import { newSession, sessionMeta, type SessionState } from '../domain/session.js';
@@ -79,7 +79,6 @@ const hasShell = (self: AnyActorRef): boolean => Object.hasOwn((self.getSnapshot
 type NamedAction =
   | { type: 'runTicket'; params: { ticket: Ticket; session: SessionState } }
   | { type: 'disposeSession'; params: { session: SessionState } }
-  | { type: 'start'; params: { ticket: Ticket; at: number } }
   | { type: 'reportShellError'; params: { error: unknown } };
 
 /** `enqueueActions` typed for this machine, with params `P`. */
@@ -87,6 +86,12 @@ const enqueueTyped = <P extends ParameterizedObject['params']>(
   collect: Parameters<typeof enqueueActions<Ctx, TopicQueueEvent, P, TopicQueueEvent, never, NamedAction, never, never, CommandEvent>>[0],
 ) => enqueueActions<Ctx, TopicQueueEvent, P, TopicQueueEvent, never, NamedAction, never, never, CommandEvent>(collect);
 const base = (c: Ctx, ticket: Ticket, at: number) => ({ agentId: c.agentId, topic: c.ref.topic, ticket, at });
+
+/** The `command.started` event of the running ticket. */
+function started(c: Ctx): CommandEvent {
+  const t = c.running as Ticket;
+  return { type: 'command.started', ...base(c, t, t.startedAt as number) };
+}
 
 /** The `command.finished` event of a ticket. */
 function finished(c: Ctx, ticket: Ticket, result: ExecResult, at: number): CommandEvent {
@@ -117,23 +122,6 @@ export const topicQueueMachine = setup({
     runTicket: (_args, _params: { ticket: Ticket; session: SessionState }) => {},
     /** End a session's resources: abort what runs in it, run its disposers. */
     disposeSession: (_args, _params: { session: SessionState }) => {},
-    issue: assign({ issued: ({ context }) => context.issued + 1 }),
-    /** Start `ticket` now: it becomes the running one (from idle or from the head of the queue). */
-    start: enqueueTyped<{ ticket: Ticket; at: number }>(({ enqueue, context }, p) => {
-      const ticket = { ...p.ticket, startedAt: p.at };
-      enqueue.assign({ running: ticket });
-      enqueue.emit({ type: 'command.started', ...base(context, ticket, p.at) });
-      enqueue({ type: 'runTicket', params: { ticket, session: context.session } });
-    }),
-    /** The running ticket finished: answer it, then start the oldest waiting one (FIFO, spec §3). */
-    finishAndNext: enqueueTyped<{ result: ExecResult; at: number }>(({ enqueue, context }, p) => {
-      enqueue.emit(finished(context, context.running as Ticket, p.result, p.at));
-      const [next, ...rest] = context.waiting;
-      enqueue.assign({ running: null, waiting: rest });
-      if (!next) return;
-      enqueue.cancel(expiryId(next.id));
-      enqueue({ type: 'start', params: { ticket: next, at: p.at } });
-    }),
     /** Replace the session (behaviour.md §1.3): later commands run on a fresh, empty one. */
     renewSession: enqueueTyped<{ at: number }>(({ enqueue, context, self }, p) => {
       // The shell is session state (behaviour.md §1.3): it ends with the session.
@@ -182,8 +170,23 @@ export const topicQueueMachine = setup({
   states: {
     idle: {
       on: {
-        'command.arrive': { target: 'executing', actions: ['issue', { type: 'start', params: ({ event }) => ({ ticket: event.ticket, at: event.ticket.queuedAt }) }] },
-        'command.try': { target: 'executing', actions: ['issue', { type: 'start', params: ({ event }) => ({ ticket: event.ticket, at: event.ticket.queuedAt }) }] },
+        // The hot path of every command: plain actions (no enqueueActions), each resolved once.
+        'command.arrive': {
+          target: 'executing',
+          actions: [
+            assign(({ context, event }) => ({ issued: context.issued + 1, running: { ...event.ticket, startedAt: event.ticket.queuedAt } })),
+            emit(({ context }) => started(context)),
+            { type: 'runTicket', params: ({ context }) => ({ ticket: context.running as Ticket, session: context.session }) },
+          ],
+        },
+        'command.try': {
+          target: 'executing',
+          actions: [
+            assign(({ context, event }) => ({ issued: context.issued + 1, running: { ...event.ticket, startedAt: event.ticket.queuedAt } })),
+            emit(({ context }) => started(context)),
+            { type: 'runTicket', params: ({ context }) => ({ ticket: context.running as Ticket, session: context.session }) },
+          ],
+        },
         'session.close': { target: 'closed', actions: { type: 'disposeSession', params: ({ context }) => ({ session: context.session }) } },
       },
     },
@@ -193,17 +196,16 @@ export const topicQueueMachine = setup({
           {
             guard: 'queueHasRoom',
             actions: [
-              'issue',
               enqueueActions(({ enqueue, event, context }) => {
-                enqueue.assign({ waiting: [...context.waiting, event.ticket] });
+                enqueue.assign({ issued: context.issued + 1, waiting: [...context.waiting, event.ticket] });
                 enqueue.raise({ type: 'command.expire', ticketId: event.ticket.id }, { id: expiryId(event.ticket.id), delay: context.limits.waitMs });
                 enqueue.emit({ type: 'command.queued', ...base(context, event.ticket, event.ticket.queuedAt) });
               }),
             ],
           },
-          { actions: ['issue', emit(({ context, event }) => refused(context, event.ticket, 'QUEUE_FULL', event.ticket.queuedAt))] },
+          { actions: [assign({ issued: ({ context }) => context.issued + 1 }), emit(({ context, event }) => refused(context, event.ticket, 'QUEUE_FULL', event.ticket.queuedAt))] },
         ],
-        'command.try': { actions: ['issue', emit(({ context, event }) => refused(context, event.ticket, 'BUSY', event.ticket.queuedAt))] },
+        'command.try': { actions: [assign({ issued: ({ context }) => context.issued + 1 }), emit(({ context, event }) => refused(context, event.ticket, 'BUSY', event.ticket.queuedAt))] },
         'command.leave': {
           guard: 'isWaiting',
           actions: enqueueActions(({ enqueue, event, context }) => {
@@ -220,8 +222,22 @@ export const topicQueueMachine = setup({
           }),
         },
         'command.done': [
-          { guard: 'isRunningWithWaiting', actions: { type: 'finishAndNext', params: ({ event }) => ({ result: event.result, at: event.at }) } },
-          { guard: 'isRunning', target: 'idle', actions: { type: 'finishAndNext', params: ({ event }) => ({ result: event.result, at: event.at }) } },
+          {
+            // Answer the running ticket, then start the oldest waiting one (FIFO, spec §3) and cancel its expiry.
+            guard: 'isRunningWithWaiting',
+            actions: [
+              emit(({ context, event }) => finished(context, context.running as Ticket, event.result, event.at)),
+              cancel(({ context }) => expiryId(context.waiting[0].id)),
+              assign(({ context, event }) => ({ running: { ...context.waiting[0], startedAt: event.at }, waiting: context.waiting.slice(1) })),
+              emit(({ context }) => started(context)),
+              { type: 'runTicket', params: ({ context }) => ({ ticket: context.running as Ticket, session: context.session }) },
+            ],
+          },
+          {
+            guard: 'isRunning',
+            target: 'idle',
+            actions: [emit(({ context, event }) => finished(context, context.running as Ticket, event.result, event.at)), assign({ running: null })],
+          },
         ],
         'session.close': { actions: { type: 'renewSession', params: ({ event }) => ({ at: event.at }) } },
       },

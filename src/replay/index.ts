@@ -3,6 +3,7 @@ import { DaemonUnreachable, LoomClient } from '../client/index.js';
 import { stepLine, TraceFormatError, parseTrace, type Trace } from '../domain/trace.js';
 import { envRefs, mapIds, type Secret } from '../domain/traceText.js';
 import { DaemonStartError, startFreshDaemon, type FreshDaemon } from './daemon.js';
+import { ExecTransport } from './http.js';
 import type { ReplayOptions } from './options.js';
 import { stepJson, stepText, summarise, summaryLine } from './report.js';
 import { runSteps, type StepResult } from './run.js';
@@ -35,7 +36,7 @@ function target(url: string, opts: ReplayOptions, trace: Trace, env: ReplayIo['e
   const homes = new Map<string, Promise<string>>();
   const client = new LoomClient(url);
   return {
-    url, port: Number(new URL(url).port || 80), lookup, secrets, ids: new Map(),
+    url, port: Number(new URL(url).port || 80), lookup, secrets, ids: new Map(), http: new ExecTransport(url),
     agentHome(agentId) {
       let home = homes.get(agentId);
       if (!home) {
@@ -96,17 +97,18 @@ export async function replay(opts: ReplayOptions, io: ReplayIo): Promise<number>
   const manyAgents = new Set(trace.steps.flatMap(({ step }) => ('agent_id' in step ? [opts.agentMap.get(step.agent_id) ?? step.agent_id] : []))).size > 1;
   let conn: { url: string; daemon?: FreshDaemon } | undefined;
   let results: StepResult[];
-  let t: Target;
+  let t: Target | undefined;
   try {
     conn = await connect(opts);
-    t = target(conn.url, opts, trace, io.env);
+    const tt = target(conn.url, opts, trace, io.env);
+    t = tt;
     // Every agent first: a registration in the middle of a timed run would hold its steps back together.
     const agents = new Set(trace.steps.flatMap(({ step }) => ('agent_id' in step ? [opts.agentMap.get(step.agent_id) ?? step.agent_id] : [])));
-    await Promise.all([...agents].map((a) => t.agentHome(a).catch(() => undefined)));
+    await Promise.all([...agents].map((a) => tt.agentHome(a).catch(() => undefined)));
     // The daemon loads its MCP server on the first /mcp request; loaded now, it does not shift the timeline.
     const mcp = trace.steps.find(({ step }) => step.kind === 'exec' && step.via === 'mcp')?.step;
     if (mcp && 'agent_id' in mcp) await new LoomClient(conn.url, opts.agentMap.get(mcp.agent_id) ?? mcp.agent_id).mcpTools();
-    results = await runSteps(trace.steps, { target: t, agentMap: opts.agentMap, speed: opts.speed }, (r) => io.out(opts.json ? JSON.stringify(stepJson(r)) : stepText(r, manyAgents)));
+    results = await runSteps(trace.steps, { target: tt, agentMap: opts.agentMap, speed: opts.speed }, (r) => io.out(opts.json ? JSON.stringify(stepJson(r)) : stepText(r, manyAgents)));
   } catch (err) {
     if (err instanceof DaemonUnreachable || err instanceof DaemonStartError) {
       io.err(`loom replay: ${err instanceof DaemonUnreachable ? `daemon not reachable (${err.message})` : err.message}`);
@@ -114,10 +116,11 @@ export async function replay(opts: ReplayOptions, io: ReplayIo): Promise<number>
     }
     throw err;
   } finally {
+    t?.http.close();
     await conn?.daemon?.stop();
   }
   const summary = summarise(results);
-  const updated = opts.update ? update(opts.file, text, trace, results, t.ids) : undefined;
+  const updated = opts.update ? update(opts.file, text, trace, results, (t as Target).ids) : undefined;
   if (opts.json) io.out(JSON.stringify({ summary: { ...summary, ...(updated !== undefined ? { updated } : {}) } }));
   else {
     io.out(summaryLine(summary));

@@ -4,6 +4,7 @@ import { LoomClient } from '../client/index.js';
 import { cmdDisplay, contentBody, contentString } from '../domain/output.js';
 import type { ExecStep, Expect, FileStep, WebhookStep } from '../domain/trace.js';
 import { expandEnvRefs, expandPort, mapIds, scrub, type Secret } from '../domain/traceText.js';
+import type { ExecTransport } from './http.js';
 
 /** Where a replay sends its steps. */
 export interface Target {
@@ -17,6 +18,8 @@ export interface Target {
   ids: Map<string, string>;
   /** The (mapped) agent's home, registering the agent if missing. */
   agentHome(agentId: string): Promise<string>;
+  /** POST /exec over keep-alive node:http (the hot path of a replay). */
+  http: ExecTransport;
 }
 
 /** A step could not be sent (a missing `${env:NAME}`, a refused registration): the reason, nothing sent. */
@@ -45,13 +48,12 @@ export async function sendExec(step: ExecStep, agentId: string, target: Target):
   const home = await target.agentHome(agentId);
   const withValues = expandEnvRefs(step.cmd, target.lookup);
   const cmd = mapIds(expand(step.cmd, target), target.ids);
-  const client = new LoomClient(target.url, agentId);
   let actual: Expect;
   if (step.via === 'mcp') {
-    const r = await client.mcpCall(step.topic, cmd);
+    const r = await new LoomClient(target.url, agentId).mcpCall(step.topic, cmd);
     actual = r.text !== undefined ? mcpAnswer(r.text, r.isError === true) : { status: r.status, error: { error: r.raw ?? '' } };
   } else {
-    const r = await client.exec(step.topic, cmd, step.request_id);
+    const r = await target.http.exec(agentId, step.topic, cmd, step.request_id);
     actual = r.status !== 200 ? { status: r.status, ...(r.error ? { error: { ...r.error } } : {}) } : { status: 200 };
     if (r.head) actual.head = { ok: r.head.ok, code: r.head.code, topic: r.head.topic, topic_type: r.head.topic_type, meta: r.head.meta };
     if (r.content !== undefined) {

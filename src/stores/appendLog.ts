@@ -1,6 +1,6 @@
-import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fdatasync, fstatSync, fsyncSync, mkdirSync, openSync, readSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { closeSync, existsSync, fdatasync, fstatSync, fsyncSync, mkdirSync, openSync, readSync, writeSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { writeFileAtomic } from '../effects/atomicFile.js';
 import { sharedLogHandles, type LogHandles, type PooledLog } from './logHandles.js';
 
 /** Raised by operations on a log that was closed (agent deleted, daemon stopping). */
@@ -196,34 +196,11 @@ export class AppendLog implements PooledLog {
     return offsets;
   }
 
-  /** Write the plan to a temp file, make it durable, rename it over the log (synchronous: nothing interleaves). */
+  /** Write the plan over the log with the one atomic writer (synchronous: nothing interleaves). */
   private replace(build: () => RewritePlan): void {
     const plan = build();
     if (!plan) return;
-    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
-    const tmp = join(dirname(this.path), `.${basename(this.path)}.${randomBytes(4).toString('hex')}.tmp`);
-    const t = openSync(tmp, 'w', 0o600);
-    try {
-      const emit = (chunk: string | Buffer) => {
-        const b = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
-        for (let off = 0; off < b.length;) off += writeSync(t, b, off, b.length - off);
-      };
-      if (typeof plan.data === 'string') emit(plan.data);
-      else plan.data(emit);
-      fsyncSync(t);
-    } catch (err) {
-      closeSync(t);
-      unlinkSync(tmp);
-      throw err;
-    }
-    closeSync(t);
-    try {
-      renameSync(tmp, this.path);
-    } catch (err) {
-      unlinkSync(tmp);
-      throw err;
-    }
-    fsyncDir(dirname(this.path));
+    writeFileAtomic(this.path, plan.data);
     this.dropFd();
     this.broken = false;
     plan.onDurable?.();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 /**
  * Temp files of interrupted atomic writes (issue 12, defect 10: `.agents.json.*.tmp` piled up to
  * 478 KB after 12 crashes). Every atomic write of daemon state names its temp file
- * `.<file>.<8 hex>.tmp` beside the file (src/effects/atomicFile.ts, src/stores/appendLog.ts); no
+ * `.<file>.<8 hex>.tmp` beside the file (src/effects/atomicFile.ts, the one atomic writer); no
  * such file outlives a clean write, so at start-up, before anything is written, every one found in
  * the data directory and in the agents' state folders is removed. Homes are never looked into.
  */

@@ -21,7 +21,7 @@ describe('root-level inspection (architecture.md, behaviour.md §13)', () => {
     expect(ids).toContain('agent:spy');
     expect(ids).toContain('topic:spy/watched');
     const eventTypes = seen.filter((e) => e.type === '@xstate.event').map((e) => (e as { event: { type: string } }).event.type);
-    expect(eventTypes).toEqual(expect.arrayContaining(['agent.spawn', 'topic.open', 'command.arrive', 'command.done']));
+    expect(eventTypes).toEqual(expect.arrayContaining(['agent.spawn', 'topic.wake', 'command.arrive', 'command.done']));
     const count = seen.length;
     await t.client('spy').exec('watched', '/help');
     expect(seen.length).toBe(count);

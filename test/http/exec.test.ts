@@ -38,6 +38,40 @@ describe('POST /exec check order (behaviour.md §9.4; spec §7)', () => {
   });
 });
 
+describe('POST /exec answered before Express (the hot path) keeps the app\'s rules', () => {
+  it('when Host or Origin is foreign, then 403 with the exact error and the CORS headers, and nothing runs', async () => {
+    for (const [headers, error] of [[{ Host: 'evil.example' }, 'Forbidden host: evil.example'], [{ Origin: 'http://evil.example' }, 'Forbidden origin: http://evil.example']] as const) {
+      const r = await exec({ cmd: '/set {forbidden} = "1"', topic: 'guarded' }, { 'X-Agent-Id': 'leo', ...headers });
+      expect(r.status).toBe(403);
+      expect(JSON.parse(r.body)).toEqual({ error });
+      expect(r.headers['access-control-allow-origin']).toBe('*');
+      expect(r.headers['access-control-allow-headers']).toBe('Content-Type, X-Agent-Id');
+    }
+    const after = await t.client('leo').exec('guarded', '/set');
+    expect(after.content).not.toContain('forbidden');
+  });
+
+  it('when the target is /exec?x, /EXEC or /exec/, then the answer is the same as for /exec', async () => {
+    const answers = [];
+    for (const path of ['/exec', '/exec?x=1', '/EXEC', '/exec/']) {
+      const r = await raw(t.port, { method: 'POST', path, headers: { 'X-Agent-Id': 'leo' }, body: JSON.stringify({ cmd: '/set {p} = "1"', topic: 'paths', request_id: 'p' }) });
+      expect(r.status).toBe(200);
+      expect(r.headers['content-type']).toBe('text/event-stream');
+      expect(r.headers['access-control-allow-origin']).toBe('*');
+      answers.push(r.body);
+    }
+    expect(new Set(answers).size).toBe(1);
+  });
+
+  it('when the method is not POST, then 405 with Allow: POST; OPTIONS is the 204 preflight', async () => {
+    const r = await raw(t.port, { method: 'GET', path: '/exec', headers: { 'X-Agent-Id': 'leo' } });
+    expect(r.status).toBe(405);
+    expect(JSON.parse(r.body)).toEqual({ error: 'Method not allowed: GET /exec' });
+    expect(r.headers.allow).toBe('POST');
+    expect((await raw(t.port, { method: 'OPTIONS', path: '/exec' })).status).toBe(204);
+  });
+});
+
 describe('POST /exec stream (spec §4.7)', () => {
   it('answers 200 with the four stream headers and exactly head, content, done framed with LF', async () => {
     const r = await exec({ cmd: '/set {x} = "1"', topic: ' main ', request_id: 'r1' }, { 'X-Agent-Id': ' leo ' });

@@ -95,15 +95,19 @@ describe('request log in the daemon (behaviour.md §2.13)', () => {
       await fetch(`${base}/health`);
       await fetch(`${base}/fs/a.txt?cap=caps_nope`, { method: 'PUT', body: 'x' });
       await fetch(`${base}/nowhere`);
-      for (let i = 0; i < 50 && echoed.length < 3; i++) await new Promise((r) => setTimeout(r, 10));
-      expect(echoed.map((e) => `${e.method} ${e.path} ${e.status}`)).toEqual(['GET /health 200', 'PUT /fs/a.txt 401', 'GET /nowhere 404']);
+      await fetch(`${base}/agents`, { method: 'POST', body: '{"agent_id":"logged"}' });
+      await (await fetch(`${base}/exec?x=1`, { method: 'POST', headers: { 'X-Agent-Id': 'logged' }, body: '{"cmd":"/help","topic":"main","request_id":"q1"}' })).text();
+      for (let i = 0; i < 50 && echoed.length < 5; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(echoed.map((e) => `${e.method} ${e.path} ${e.status}`)).toEqual(['GET /health 200', 'PUT /fs/a.txt 401', 'GET /nowhere 404', 'POST /agents 200', 'POST /exec 200']);
+      // The /exec fast path notes what the route parsed.
+      expect(echoed[4]).toMatchObject({ agent: 'logged', topic: 'main', command: '/help', request_id: 'q1' });
     } finally {
       await c.system.shutdown();
       await closeServer(server);
     }
     // Closing the server flushed and closed the file.
-    for (let i = 0; i < 50 && lines(join(dataDir, 'logs', 'requests.log')).length < 3; i++) await new Promise((r) => setTimeout(r, 10));
-    expect(lines(join(dataDir, 'logs', 'requests.log')).map((e) => e.path)).toEqual(['/health', '/fs/a.txt', '/nowhere']);
+    for (let i = 0; i < 50 && lines(join(dataDir, 'logs', 'requests.log')).length < 5; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(lines(join(dataDir, 'logs', 'requests.log')).map((e) => e.path)).toEqual(['/health', '/fs/a.txt', '/nowhere', '/agents', '/exec']);
   });
 
   it('when the request log is off, then no log folder is made', async () => {

@@ -51,18 +51,41 @@ describe('agent lifecycle (machines/agent.ts table)', () => {
 
   it('when topics, a capability and the webhook token open, then they are children with the system ids of behaviour.md §13.3 (idempotent)', () => {
     const t = tree();
-    t.leo.send({ type: 'topic.open', ref: ref('main'), input: topicInput('main') });
-    t.leo.send({ type: 'topic.open', ref: ref('main'), input: topicInput('main') });
-    t.leo.send({ type: 'topic.open', ref: ref('app:x'), input: topicInput('app:x') });
+    t.leo.send({ type: 'topic.wake', ref: ref('main'), input: topicInput('main') });
+    t.leo.send({ type: 'topic.wake', ref: ref('main'), input: topicInput('main') });
+    t.leo.send({ type: 'topic.wake', ref: ref('app:x'), input: topicInput('app:x') });
     t.leo.send({ type: 'cap.open', input: { tokenId: 'cap_a', singleUse: false, expiresAt: 60000 } });
     t.leo.send({ type: 'webhook.open', fingerprint: null });
     expect(t.ids()).toEqual(['agent:leo', 'cap:cap_a', 'topic:leo/app:x', 'topic:leo/main', 'webhook:leo']);
     expect(Object.keys(t.leo.getSnapshot().children).sort()).toEqual(['cap:cap_a', 'topic:app:x', 'topic:main', 'webhook']);
   });
 
+  it('when a topic is opened without a command, then it is a dormant record (no actor) until a command wakes it with its creation time', () => {
+    const t = tree();
+    t.leo.send({ type: 'topic.open', ref: ref('idle'), at: 7 });
+    t.leo.send({ type: 'topic.open', ref: ref('idle'), at: 9 });
+    expect([...t.leo.getSnapshot().context.dormant.entries()]).toEqual([['idle', { ref: ref('idle'), createdAt: 7 }]]);
+    expect(t.ids()).toEqual(['agent:leo']);
+    t.leo.send({ type: 'topic.wake', ref: ref('idle'), input: { ...topicInput('idle'), now: 100 } });
+    expect(t.ids()).toEqual(['agent:leo', 'topic:leo/idle']);
+    expect(t.leo.getSnapshot().context.dormant.size).toBe(0);
+    expect((t.root.system.get('topic:leo/idle') as AnyActorRef).getSnapshot().context.session.createdAt).toBe(7);
+    // Opening a live topic leaves it alone.
+    t.leo.send({ type: 'topic.open', ref: ref('idle'), at: 11 });
+    expect(t.leo.getSnapshot().context.dormant.size).toBe(0);
+  });
+
+  it('when a dormant topic is forgotten, then its record is gone; a prototype name is a topic like any other', () => {
+    const t = tree();
+    t.leo.send({ type: 'topic.open', ref: ref('constructor'), at: 1 });
+    t.leo.send({ type: 'topic.open', ref: ref('b'), at: 1 });
+    t.leo.send({ type: 'topic.forget', topic: 'constructor' });
+    expect([...t.leo.getSnapshot().context.dormant.keys()]).toEqual(['b']);
+  });
+
   it('when a child reaches a final state (a capability expires, a quiet topic closes), then it leaves the tree', () => {
     const t = tree();
-    t.leo.send({ type: 'topic.open', ref: ref('main'), input: topicInput('main') });
+    t.leo.send({ type: 'topic.wake', ref: ref('main'), input: topicInput('main') });
     t.leo.send({ type: 'cap.open', input: { tokenId: 'cap_a', singleUse: false, expiresAt: 1000 } });
     t.clock.increment(1000);
     (t.root.system.get('topic:leo/main') as AnyActorRef).send({ type: 'session.close', at: 1 });
@@ -72,7 +95,7 @@ describe('agent lifecycle (machines/agent.ts table)', () => {
 
   it('when active receives agent.delete, then it goes deleting, tells its topics and capabilities, runs the cascade, and ends deleted with its counts; the root drops it', async () => {
     const t = tree();
-    t.leo.send({ type: 'topic.open', ref: ref('main'), input: topicInput('main') });
+    t.leo.send({ type: 'topic.wake', ref: ref('main'), input: topicInput('main') });
     t.leo.send({ type: 'cap.open', input: { tokenId: 'cap_a', singleUse: false, expiresAt: 60000 } });
     t.leo.send({ type: 'webhook.open', fingerprint: 'f'.repeat(64) });
     const cap = t.root.system.get('cap:cap_a') as AnyActorRef;
@@ -102,7 +125,7 @@ describe('agent lifecycle (machines/agent.ts table)', () => {
     const broken = topicQueueMachine.provide({ actions: { runTicket: () => { throw new Error('bug'); }, disposeSession: () => undefined } });
     const agent = agentMachine.provide({ actors: { topic: broken }, actions: { reportChildError: (_a, { childId }) => { t.errors.push(childId); } } });
     const a = createActor(agent, { input: { id: 'solo', home: '/h' } }).start();
-    a.send({ type: 'topic.open', ref: ref('main'), input: topicInput('main') });
+    a.send({ type: 'topic.wake', ref: ref('main'), input: topicInput('main') });
     const child = a.getSnapshot().children['topic:main'] as AnyActorRef;
     child.send({ type: 'command.arrive', ticket: { id: 't1', cmd: '/x', requestId: null, via: 'exec', queuedAt: 0, startedAt: null } });
     expect(t.errors).toEqual(['topic:main']);

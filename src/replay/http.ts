@@ -1,0 +1,62 @@
+import { Agent, request } from 'node:http';
+import { DaemonUnreachable, stripReLine, type ExecHead, type ExecOutcome } from '../client/index.js';
+import { SseParser } from '../client/sse.js';
+
+/**
+ * POST /exec for `loom replay`: node:http over keep-alive sockets instead of fetch. A replay sends
+ * one request per step, and fetch's stream machinery cost more CPU per request than the daemon's
+ * whole answer (bench/traces: replay within 1.5x of a bare client loop). Same outcome shape as
+ * LoomClient.exec.
+ */
+export class ExecTransport {
+  private readonly agent = new Agent({ keepAlive: true });
+  private readonly url: URL;
+
+  constructor(baseUrl: string) {
+    this.url = new URL(baseUrl);
+  }
+
+  private post(agentId: string, body: string): Promise<{ status: number; text: string }> {
+    return new Promise((resolve, reject) => {
+      const req = request({
+        host: this.url.hostname, port: this.url.port, path: '/exec', method: 'POST', agent: this.agent,
+        headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream', 'X-Agent-Id': agentId, 'Content-Length': Buffer.byteLength(body) },
+      }, (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (c: string) => { text += c; });
+        // A cut stream ends what was read; the outcome reports it incomplete.
+        res.on('error', () => resolve({ status: res.statusCode ?? 0, text }));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      });
+      req.on('error', (err) => reject(new DaemonUnreachable(`cannot reach ${this.url.origin}: ${err.message}`)));
+      req.end(body);
+    });
+  }
+
+  /** One command (spec §4.7): the SSE answer read whole, or the error body of a refusal. */
+  async exec(agentId: string, topic: string, cmd: string, requestId?: string): Promise<ExecOutcome> {
+    const r = await this.post(agentId, JSON.stringify({ cmd, topic, ...(requestId ? { request_id: requestId } : {}) }));
+    if (r.status !== 200) {
+      let error: { error: string; message?: string };
+      try { error = JSON.parse(r.text) as { error: string }; } catch { error = { error: r.text }; }
+      return { status: r.status, error, done: false };
+    }
+    const events = new SseParser().push(r.text);
+    const out: ExecOutcome = { status: 200, done: events.some((e) => e.event === 'done') };
+    const head = events.find((e) => e.event === 'head');
+    const content = events.find((e) => e.event === 'content');
+    if (head) out.head = JSON.parse(head.data) as ExecHead;
+    if (content) {
+      out.content = JSON.parse(content.data) as string;
+      out.body = stripReLine(out.content);
+    }
+    if (!out.content || !out.done) out.incomplete = 'STREAM_INCOMPLETE';
+    return out;
+  }
+
+  /** Close the idle sockets (the replay is over). */
+  close(): void {
+    this.agent.destroy();
+  }
+}
