@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { WIRES, isWireName, type WireName } from './domain/wire.js';
 
 /** Daemon settings from the environment (behaviour.md §1.1). */
 export interface DaemonConfig {
@@ -9,7 +10,7 @@ export interface DaemonConfig {
   role: string;
   label: string;
   allowedOrigins: string[];
-  wire: 'agent' | 'user';
+  wire: WireName;
   /** `loom daemon --record <file>` (behaviour.md §14.1). */
   record?: string;
   /** Base URL of the GitHub REST API for GitHub-style installs (SVC_GITHUB_API, behaviour.md §7.3). */
@@ -19,10 +20,18 @@ export interface DaemonConfig {
 /** A configuration error: the process exits 2 with this message on stderr. */
 export class ConfigError extends Error {}
 
-/** Read and validate the configuration (behaviour.md §1.1); `portOverride` is `--port`. */
-export function loadConfig(env: NodeJS.ProcessEnv, opts: { portOverride?: string; wire?: 'agent' | 'user'; record?: string } = {}): DaemonConfig {
-  const wire = opts.wire ?? 'agent';
-  const rawPort = opts.portOverride ?? env.SVC_PORT ?? (wire === 'user' ? '3100' : '3923');
+/**
+ * Read and validate the configuration (behaviour.md §1.1); `portOverride` is `--port`, `wire` is
+ * `--wire` (either wins over its variable). The wire comes first: it decides the default port
+ * (3923 agent, 3100 user; behaviour.md §11).
+ */
+export function loadConfig(env: NodeJS.ProcessEnv, opts: { portOverride?: string; wire?: string; record?: string } = {}): DaemonConfig {
+  const rawWire = opts.wire ?? (env.SVC_WIRE !== undefined && env.SVC_WIRE !== '' ? env.SVC_WIRE : 'agent');
+  if (!isWireName(rawWire)) {
+    throw new ConfigError(opts.wire !== undefined ? `loom: invalid --wire "${rawWire}" (use agent or user)` : `loom: invalid SVC_WIRE "${rawWire}" (use agent or user)`);
+  }
+  const wire = rawWire;
+  const rawPort = opts.portOverride ?? env.SVC_PORT ?? String(WIRES[wire].defaultPort);
   const port = Number(rawPort);
   if (!/^\d+$/.test(rawPort) || port < 1 || port > 65535) {
     // Name the setting the user actually gave: the flag when there was one.

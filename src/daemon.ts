@@ -10,6 +10,7 @@ import { systemClock, type Clock } from './domain/ports.js';
 import { createApp } from './http/app.js';
 import { execFastPath } from './http/routes/exec.js';
 import { upgradeListener } from './http/upgrade.js';
+import { corsHeaders } from './http/guard.js';
 import type { AppContext } from './http/context.js';
 import { LowAgentStore } from './stores/agentStore.js';
 import { removeLeftoverTemps } from './stores/leftovers.js';
@@ -17,7 +18,8 @@ import { FileEnvStore } from './stores/envStore.js';
 import { EmptyPackageRegistry } from './stores/packages.js';
 import { VERSION } from './version.js';
 import { installFeatures } from './features.js';
-import { REQUEST_LOG_DIR, type RequestLogEntry, type RequestLogSink } from './domain/requestLog.js';
+import { WIRES } from './domain/wire.js';
+import type { RequestLogEntry, RequestLogSink } from './domain/requestLog.js';
 import { RequestLogFile } from './effects/requestLogFile.js';
 import { requestLogger } from './http/requestLog.js';
 
@@ -38,6 +40,8 @@ export type RequestLogOption = false | { echo?: (entry: RequestLogEntry) => void
 /**
  * Compose the daemon from its configuration (architecture.md: main.ts is the composition root).
  * `memory` uses an in-memory agent registry (contract tests); the env store still needs a folder.
+ * The configured wire (behaviour.md §11) picks the registry file and state folder, the queue limits,
+ * the command words and features that exist, and the edges of the app; the runtime is the same.
  */
 export async function compose(config: DaemonConfig, opts: { clock?: Clock; memory?: boolean; onShutdown?: () => void; queue?: { max: number; waitMs: number }; requestLog?: RequestLogOption } = {}): Promise<Composition> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
@@ -46,15 +50,17 @@ export async function compose(config: DaemonConfig, opts: { clock?: Clock; memor
   let port = config.port;
   const clock = opts.clock ?? systemClock;
   const info: DaemonInfo = { version: VERSION, role: config.role, label: config.label, wire: config.wire, startedAt: clock.now(), port: () => port, dataDir: config.dataDir };
-  const agents = opts.memory ? LowAgentStore.memory() : await LowAgentStore.open(config.dataDir);
-  const registry = buildRegistry();
-  const system = new LoomSystem({ info, clock, agents, env: new FileEnvStore(config.dataDir), packages: new EmptyPackageRegistry(), registry, queue: opts.queue });
-  const { routes, fastPaths, upgrades } = await installFeatures({ system, info, clock, agents, allowedOrigins: config.allowedOrigins, githubApi: config.githubApi, recordTo: config.record });
+  const wire = WIRES[config.wire];
+  const agents = opts.memory ? LowAgentStore.memory() : await LowAgentStore.open(config.dataDir, wire.registryFile, wire.listField);
+  const registry = buildRegistry(wire);
+  const env = new FileEnvStore(config.dataDir, wire.stateRoot);
+  const system = new LoomSystem({ info, clock, agents, env, packages: new EmptyPackageRegistry(), registry, queue: opts.queue });
+  const { routes, fastPaths, upgrades } = await installFeatures({ system, info, clock, agents, allowedOrigins: config.allowedOrigins, githubApi: config.githubApi, recordTo: config.record }, wire);
   // POST /exec, the hot path, is answered before Express like the /fs plane (http/routes/exec.ts).
-  const ctx: AppContext = { system, allowedOrigins: config.allowedOrigins, onShutdown: opts.onShutdown ?? (() => undefined), fastPaths: [execFastPath(system, config.allowedOrigins), ...fastPaths], upgrades };
+  const ctx: AppContext = { system, wire, allowedOrigins: config.allowedOrigins, onShutdown: opts.onShutdown ?? (() => undefined), fastPaths: [execFastPath(system, wire, config.allowedOrigins), ...fastPaths], upgrades };
   const app = createApp(ctx, routes);
   const log = opts.requestLog ?? {};
-  const requestLog = log === false ? null : new RequestLogFile(join(config.dataDir, REQUEST_LOG_DIR), { echo: log.echo });
+  const requestLog = log === false ? null : new RequestLogFile(join(config.dataDir, wire.files.requestLogs), { echo: log.echo });
   return { system, ctx, app, setPort: (p) => { port = p; }, requestLog };
 }
 
@@ -62,14 +68,14 @@ export async function compose(config: DaemonConfig, opts: { clock?: Clock; memor
 export function listen(c: Composition, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
     // What app.listen does, with the fast paths (AppContext.fastPaths) tried before the app.
-    const log = c.requestLog ? requestLogger(c.requestLog) : null;
+    const log = c.requestLog ? requestLogger(c.requestLog, Date.now, c.ctx.wire) : null;
     const server = createServer((req, res) => {
       log?.(req, res);
       for (const fast of c.ctx.fastPaths) if (fast(req, res)) return;
       c.app(req, res);
     });
     // WebSocket and other upgrades: the same Host/Origin guard, refused before any frame (behaviour.md §9.2).
-    server.on('upgrade', upgradeListener(c.ctx.allowedOrigins, c.ctx.upgrades));
+    server.on('upgrade', upgradeListener(c.ctx.allowedOrigins, c.ctx.upgrades, corsHeaders(c.ctx.wire.header)));
     server.listen(port, '127.0.0.1');
     server.once('error', reject);
     // The log is flushed and closed with the server (shutdown, tests).

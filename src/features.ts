@@ -11,6 +11,7 @@ import type { Feature, FeatureHost } from './features/types.js';
 import type { RouteModule } from './http/app.js';
 import type { FastPath } from './http/context.js';
 import type { UpgradeHandler } from './http/upgrade.js';
+import type { Surface, WireDescription } from './domain/wire.js';
 
 /** The features of this build, in order. Each later issue adds one line here. */
 export const features: Feature[] = [
@@ -25,12 +26,21 @@ export const features: Feature[] = [
   inspectorFeature,
 ];
 
-/** Build every feature, hand its system part to the system; returns the HTTP parts. */
-export async function installFeatures(host: FeatureHost): Promise<{ routes: RouteModule[]; fastPaths: FastPath[]; upgrades: Map<string, UpgradeHandler> }> {
+/**
+ * The optional surface of a feature: a wire without that surface does not mount it (behaviour.md §11:
+ * the user wire has no /mcp, webhooks, event stream, /capabilities or /fs). Unlisted features mount
+ * on every wire.
+ */
+const SURFACES = new Map<Feature, Surface>([[mcpFeature, 'mcp'], [eventsFeature, 'events'], [capabilitiesFeature, 'capabilities']]);
+
+/** Build every feature the wire serves, hand its system part to the system; returns the HTTP parts. */
+export async function installFeatures(host: FeatureHost, wire: WireDescription): Promise<{ routes: RouteModule[]; fastPaths: FastPath[]; upgrades: Map<string, UpgradeHandler> }> {
   const routes: RouteModule[] = [];
   const fastPaths: FastPath[] = [];
   const upgrades = new Map<string, UpgradeHandler>();
   for (const f of features) {
+    const surface = SURFACES.get(f);
+    if (surface !== undefined && !wire.surfaces.includes(surface)) continue;
     const c = await f(host);
     host.system.install(c);
     routes.push(...(c.routes ?? []));

@@ -28,7 +28,7 @@ const ALLOWED: Record<string, string[]> = {
   // Root files.
   'main.ts': ['config.ts', 'daemon.ts', 'stores', 'domain'],
   'daemon.ts': ['*'],
-  'features.ts': ['features', 'http'],
+  'features.ts': ['features', 'http', 'domain'],
   'config.ts': ['domain'],
   'version.ts': [],
 };

@@ -5,7 +5,7 @@ import { CORE_HUBS } from '../commands/hubs.js';
 import type { DaemonInfo, HubPage, Services, TopicStatus } from '../commands/types.js';
 import type { AgentInput } from '../domain/agentInput.js';
 import { LoomError } from '../domain/errors.js';
-import { QUEUE_MAX, QUEUE_WAIT_MS } from '../domain/limits.js';
+import { WIRES, nounTitle, unknownIdentity, type WireDescription } from '../domain/wire.js';
 import type { AgentRecord, AgentStore, Clock, EnvStore, PackageRegistry } from '../domain/ports.js';
 import { newSession } from '../domain/session.js';
 import type { QueueLimits, Ticket, TicketRequest } from '../domain/ticket.js';
@@ -43,6 +43,22 @@ export interface CommandRequest extends TicketRequest {
   ref: TopicName;
 }
 
+/** What POST /agents did (spec §4.3); the route names the fields after its wire. */
+export interface RegisterOutcome {
+  id: string;
+  home: string;
+  created: boolean;
+  /** Fields the features add (webhook_url, capability). */
+  extra: Record<string, unknown>;
+}
+
+/** What DELETE /agents/{id} did (spec §4.3 rule 3); `counts` holds every count the cascade reports. */
+export interface DeleteOutcome {
+  id: string;
+  deleted: boolean;
+  counts: Record<string, number>;
+}
+
 /** One registered agent as GET /agents lists it (spec §4.3). */
 export interface AgentSummary {
   id: string;
@@ -62,6 +78,8 @@ const isTopicChild = (id: string) => id.startsWith('topic:');
 export class LoomSystem {
   readonly services: Services;
   readonly limits: QueueLimits;
+  /** The wire this daemon serves (behaviour.md §11): identity noun, state folder, queue limits. */
+  readonly wire: WireDescription;
   readonly inspection: Inspection;
   private readonly root: DaemonActor;
   private readonly contributions: SystemContribution[] = [];
@@ -71,7 +89,8 @@ export class LoomSystem {
   private readonly tickets = new WeakMap<TopicRef, Map<string, TicketListener>>();
 
   constructor(private readonly deps: SystemDeps) {
-    this.limits = deps.queue ?? { max: QUEUE_MAX, waitMs: QUEUE_WAIT_MS };
+    this.wire = WIRES[deps.info.wire];
+    this.limits = deps.queue ?? this.wire.queue;
     this.services = {
       info: deps.info, clock: deps.clock, agents: deps.agents, env: deps.env, packages: deps.packages,
       topics: (id) => this.topicStatuses(id),
@@ -106,9 +125,14 @@ export class LoomSystem {
     if (c.installer) this.installer = c.installer;
   }
 
-  /** The `/describe` capabilities the features added (behaviour.md §9.3). */
+  /**
+   * The `/describe` capabilities (behaviour.md §9.3): the core four, then what the features added —
+   * on the agent wire; the user wire lists only its core four (behaviour.md §11).
+   */
   describeCapabilities(): Record<string, unknown> {
-    return Object.assign({ describe: {}, agents: {}, sessions: {}, exec: {} }, ...this.contributions.map((c) => c.describe ?? {}));
+    const core = { describe: {}, [this.wire.listField]: {}, sessions: {}, exec: {} };
+    if (!this.wire.featureCapabilities) return core;
+    return Object.assign(core, ...this.contributions.map((c) => c.describe ?? {}));
   }
 
   // ---- state inspector (behaviour.md §13) -----------------------------------------------------
@@ -156,15 +180,15 @@ export class LoomSystem {
     return this.deps.agents.list().map((a) => ({ id: a.id, home: a.home, allowedPaths: a.allowedPaths, createdAt: a.createdAt }));
   }
 
-  /** Default home of an agent (behaviour.md §1.4). */
+  /** Default home of an agent (behaviour.md §1.4); the user wire has none (its routes require `home`). */
   defaultHome(agentId: string): string {
-    return join(this.deps.info.dataDir, 'agents', agentId, 'home');
+    return join(this.deps.info.dataDir, this.wire.stateRoot, agentId, 'home');
   }
 
   /** POST /agents (spec §4.3): idempotent; only provided fields change; createdAt kept. */
-  async registerAgent(input: AgentInput): Promise<Record<string, unknown>> {
+  async registerAgent(input: AgentInput): Promise<RegisterOutcome> {
     // behaviour.md §9.5 order: home and allowed_paths (policy: issue 12), then contributions, all before any change.
-    checkAgentRoots({ dataDir: this.deps.info.dataDir, agentId: input.agentId, home: input.home, allowedPaths: input.allowedPaths });
+    checkAgentRoots({ dataDir: this.deps.info.dataDir, agentId: input.agentId, home: input.home, allowedPaths: input.allowedPaths, defaultHomes: this.wire.defaultHomes });
     for (const c of this.contributions) c.onRegister?.validate?.(input);
     const existing = this.deps.agents.get(input.agentId);
     const home = input.home !== undefined ? resolve(input.home) : existing?.home ?? this.defaultHome(input.agentId);
@@ -183,9 +207,9 @@ export class LoomSystem {
       // behaviour.md §9.5: a changed home disposes the agent's sessions.
       this.closeAllSessions(agent);
     }
-    const out: Record<string, unknown> = { agent_id: record.id, home: record.home, created: !existing };
-    for (const c of this.contributions) Object.assign(out, await c.onRegister?.apply?.(this.deps.agents.get(record.id) ?? record, input));
-    return out;
+    const extra: Record<string, unknown> = {};
+    for (const c of this.contributions) Object.assign(extra, await c.onRegister?.apply?.(this.deps.agents.get(record.id) ?? record, input));
+    return { id: record.id, home: record.home, created: !existing, extra };
   }
 
   /** Ensure an agent exists with a default home (MCP auto-registration, spec §4.8). */
@@ -198,9 +222,9 @@ export class LoomSystem {
    * topic (answer, end) and capability (revoked); the cascade's I/O runs; the actor ends and
    * leaves the tree with its remaining children. The home stays.
    */
-  async deleteAgent(agentId: string): Promise<Record<string, unknown>> {
+  async deleteAgent(agentId: string): Promise<DeleteOutcome> {
     const agent = this.hasAgent(agentId) ? this.agent(agentId) : undefined;
-    if (!agent) return { agent_id: agentId, deleted: false, revoked_capabilities: 0, disposed_sessions: 0 };
+    if (!agent) return { id: agentId, deleted: false, counts: { revoked_capabilities: 0, disposed_sessions: 0 } };
     const snap = agent.getSnapshot();
     const ids = Object.keys(snap.children);
     const counts = { revoked_capabilities: ids.filter((id) => id.startsWith('cap:')).length, disposed_sessions: ids.filter(isTopicChild).length + snap.context.dormant.size };
@@ -210,7 +234,7 @@ export class LoomSystem {
     agent.send({ type: 'agent.delete', at: this.deps.clock.now(), counts });
     const out = await outcome;
     if (!out.ok) throw out.error;
-    return { agent_id: agentId, deleted: true, ...out.counts };
+    return { id: agentId, deleted: true, counts: out.counts };
   }
 
   /** The I/O of DELETE /agents/{id} (the agent machine's `cascade`): feature steps, state folder, registry entry. */
@@ -220,7 +244,7 @@ export class LoomSystem {
       const r = await c.onDelete?.(agentId);
       if (r) for (const [k, v] of Object.entries(r)) total[k] = (total[k] ?? 0) + v;
     }
-    rmSync(join(this.deps.info.dataDir, 'agents', agentId, 'state'), { recursive: true, force: true });
+    rmSync(join(this.deps.info.dataDir, this.wire.stateRoot, agentId, 'state'), { recursive: true, force: true });
     await this.deps.agents.remove(agentId);
     return total;
   }
@@ -233,7 +257,7 @@ export class LoomSystem {
 
   private knownAgent(agentId: string): AgentRef {
     const agent = this.agent(agentId);
-    if (!agent) throw new LoomError(401, `Unknown agent: ${agentId}`);
+    if (!agent) throw new LoomError(401, unknownIdentity(this.wire, agentId));
     return agent;
   }
 
@@ -253,7 +277,7 @@ export class LoomSystem {
   private wakeTopic(agentId: string, ref: TopicName): TopicRef {
     const existing = this.topicActor(agentId, ref.topic);
     if (existing) return existing;
-    const input = { agentId, ref, maxWaiting: this.limits.max, waitMs: this.limits.waitMs, now: this.deps.clock.now() };
+    const input = { agentId, ref, maxWaiting: this.limits.max, waitMs: this.limits.waitMs, now: this.deps.clock.now(), owner: nounTitle(this.wire) };
     this.knownAgent(agentId).send({ type: 'topic.wake', ref, input });
     const actor = this.topicActor(agentId, ref.topic);
     if (!actor) throw new Error(`agent ${agentId} could not open topic ${ref.topic}`);

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { isAgentId } from '../domain/ids.js';
 import { columns, plural } from '../domain/text.js';
-import { CliFailure, agentFailure, client, dataDir, examples, globals, guard, httpFailure, print, type GlobalOpts } from './common.js';
+import { nounTitle, WIRES } from '../domain/wire.js';
+import { CliFailure, agentFailure, client, cliWire, dataDir, savedDefaults, examples, globals, guard, httpFailure, print, type GlobalOpts } from './common.js';
 
 interface AddOpts {
   home?: string;
@@ -11,25 +12,34 @@ interface AddOpts {
   webhook?: boolean;
 }
 
+/*
+ * On a daemon of the user wire (behaviour.md §11) these commands manage its users: POST /users
+ * (a home is required), GET /users, DELETE /users/{id}; the texts say "user".
+ */
+
 async function add(opts: GlobalOpts, id: string, o: AddOpts): Promise<void> {
-  const r = await client(opts, false).registerAgent({ agent_id: id, ...(o.home ? { home: o.home } : {}), ...(o.allow ? { allowed_paths: o.allow } : {}), ...(o.webhook ? { webhook: true } : {}) });
+  const c = client(opts, false);
+  const r = await c.register(id, { ...(o.home ? { home: o.home } : {}), ...(o.allow ? { allowed_paths: o.allow } : {}), ...(o.webhook ? { webhook: true } : {}) });
   if (r.status !== 200) throw httpFailure(r.status, r.body);
   const hook = r.body.webhook_url ? `\nwebhook: ${String(r.body.webhook_url)}` : '';
-  print(opts, r.body, `${r.body.created ? 'Added' : 'Updated'} agent '${id}' · home ${String(r.body.home)}${hook}`);
+  print(opts, r.body, `${r.body.created ? 'Added' : 'Updated'} ${c.wire.noun} '${id}' · home ${String(r.body.home)}${hook}`);
 }
 
 async function list(opts: GlobalOpts): Promise<void> {
-  const r = await client(opts, false).listAgents();
-  const rows = r.body.agents.map((a) => [a.id, a.home, a.allowedPaths.length ? `+ ${a.allowedPaths.join(', ')}` : '']);
-  print(opts, r.body, [`Agents (${r.body.agents.length})`, ...columns(rows)].join('\n'));
+  const c = client(opts, false);
+  const r = await c.identities();
+  const rows = r.list.map((a) => [a.id, a.home, a.allowedPaths.length ? `+ ${a.allowedPaths.join(', ')}` : '']);
+  print(opts, { [c.wire.listField]: r.list }, [`${nounTitle(c.wire)}s (${r.list.length})`, ...columns(rows)].join('\n'));
 }
 
 async function rm(opts: GlobalOpts, id: string): Promise<number> {
-  const r = await client(opts, false).deleteAgent(id);
-  if (!r.body.deleted) throw new CliFailure({ error: `no agent '${id}'`, code: 'UNKNOWN_AGENT', message: 'loom agent list shows the agents' });
-  const caps = plural(Number(r.body.revoked_capabilities), 'capability', 'capabilities');
+  const c = client(opts, false);
+  const r = await c.deleteAgent(id);
+  const noun = c.wire.noun;
+  if (!r.body.deleted) throw new CliFailure({ error: `no ${noun} '${id}'`, code: `UNKNOWN_${noun.toUpperCase()}`, message: `loom agent list shows the ${noun}s` });
   const sessions = plural(Number(r.body.disposed_sessions), 'session');
-  print(opts, r.body, `Deleted agent '${id}' (revoked ${caps}, disposed ${sessions}; home kept)`);
+  const caps = r.body.revoked_capabilities !== undefined ? `revoked ${plural(Number(r.body.revoked_capabilities), 'capability', 'capabilities')}, ` : '';
+  print(opts, r.body, `Deleted ${noun} '${id}' (${caps}disposed ${sessions}; home kept)`);
   return 0;
 }
 
@@ -41,10 +51,10 @@ export function agentCommands(program: Command): Command {
   ]);
   examples(agent.command('add <id>')
     .description('Register an agent (idempotent); prints its home')
-    .option('--home <path>', 'absolute home folder (default: <data>/agents/<id>/home)')
+    .option('--home <path>', 'absolute home folder (default: <data>/agents/<id>/home; required on the user wire)')
     .option('--allow <path...>', 'additional absolute paths the agent may access')
     .option('--webhook', 'also create its local webhook'), [
-    'loom agent add leo', 'loom agent add leo --allow ~/projects --webhook',
+    'loom agent add leo', 'loom agent add leo --allow ~/projects --webhook', 'loom --wire user agent add ann --home ~/ann',
   ]).action((id: string, o: AddOpts) => guard(g(), () => add(g(), id, o)));
   examples(agent.command('list').description('List registered agents'), ['loom agent list', 'loom agent list --json'])
     .action(() => guard(g(), () => list(g())));
@@ -54,8 +64,9 @@ export function agentCommands(program: Command): Command {
     .action((id: string) => guard(g(), async () => {
       if (!isAgentId(id)) throw agentFailure(id);
       mkdirSync(dataDir(), { recursive: true, mode: 0o700 });
-      writeFileSync(join(dataDir(), 'cli.json'), JSON.stringify({ agent: id }) + '\n', { mode: 0o600 });
-      print(g(), { agent: id }, `Default agent: ${id}`);
+      const key = WIRES[cliWire(g()) ?? 'agent'].files.cliDefault;
+      writeFileSync(join(dataDir(), 'cli.json'), JSON.stringify({ ...savedDefaults(), [key]: id }) + '\n', { mode: 0o600 });
+      print(g(), { [key]: id }, `Default ${key}: ${id}`);
     }));
   return agent;
 }

@@ -2,14 +2,20 @@ import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CliFailure, client, cliPort, dataDir, examples, globals, guard, print, type CliParts, type GlobalOpts } from './common.js';
+import { WIRES } from '../domain/wire.js';
+import { CliFailure, client, cliPort, cliWire, dataDir, examples, globals, guard, print, type CliParts, type GlobalOpts } from './common.js';
 
-const pidFile = () => join(dataDir(), 'loom.pid');
-const logFile = () => join(dataDir(), 'loom.log');
+/*
+ * The pid and log files of `loom start`; a daemon of the user wire has its own (behaviour.md §11:
+ * both wires may run on one data directory and share no state), chosen by `--wire user`.
+ */
+const files = (opts: GlobalOpts) => WIRES[cliWire(opts) ?? 'agent'].files;
+const pidFile = (opts: GlobalOpts) => join(dataDir(), files(opts).pid);
+const logFile = (opts: GlobalOpts) => join(dataDir(), files(opts).daemonLog);
 
-function readPid(): number | undefined {
+function readPid(opts: GlobalOpts): number | undefined {
   try {
-    const pid = Number(readFileSync(pidFile(), 'utf8').trim());
+    const pid = Number(readFileSync(pidFile(opts), 'utf8').trim());
     return Number.isInteger(pid) && pid > 0 ? pid : undefined;
   } catch {
     // No pid file: nothing was started with `loom start` (or it was cleaned up).
@@ -39,8 +45,8 @@ function alive(pid: number): boolean {
 }
 
 /** The pid of the daemon `loom start` left running, when it is still that daemon. */
-function ourPid(): number | null {
-  const pid = readPid();
+function ourPid(opts: GlobalOpts): number | null {
+  const pid = readPid(opts);
   return pid !== undefined && alive(pid) && isLoomDaemon(pid) ? pid : null;
 }
 
@@ -80,22 +86,23 @@ export async function start(opts: GlobalOpts): Promise<number> {
   const port = cliPort(opts);
   const url = `http://127.0.0.1:${port}`;
   if ((await answering(opts)) !== null) {
-    print(opts, { running: true, started: false, pid: ourPid(), port }, `loom is already running on ${url}`);
+    print(opts, { running: true, started: false, pid: ourPid(opts), port }, `loom is already running on ${url}`);
     return 0;
   }
   mkdirSync(dataDir(), { recursive: true, mode: 0o700 });
-  const log = openSync(logFile(), 'a', 0o600);
+  const log = openSync(logFile(opts), 'a', 0o600);
   const main = fileURLToPath(new URL('./main.js', import.meta.url));
-  const child = spawn(process.execPath, [main, 'daemon', '--port', String(port)], { detached: true, stdio: ['ignore', log, log], env: process.env });
+  const wire = cliWire(opts);
+  const child = spawn(process.execPath, [main, 'daemon', '--port', String(port), ...(wire ? ['--wire', wire] : [])], { detached: true, stdio: ['ignore', log, log], env: process.env });
   closeSync(log);
   child.unref();
-  writeFileSync(pidFile(), `${child.pid}\n`, { mode: 0o600 });
-  progress(opts, `Starting loom on ${url} (pid ${child.pid}, log ${logFile()}); waiting for it to answer…`);
+  writeFileSync(pidFile(opts), `${child.pid}\n`, { mode: 0o600 });
+  progress(opts, `Starting loom on ${url} (pid ${child.pid}, log ${logFile(opts)}); waiting for it to answer…`);
   const exited = () => child.exitCode !== null || !alive(child.pid as number);
   const up = await waitFor(opts, 'waiting for the daemon to answer', 10_000, async () => (await answering(opts)) !== null || exited());
   if (!up || exited()) {
-    rmSync(pidFile(), { force: true });
-    throw new CliFailure({ error: 'daemon did not start', code: 'START_FAILED', message: `see ${logFile()}` });
+    rmSync(pidFile(opts), { force: true });
+    throw new CliFailure({ error: 'daemon did not start', code: 'START_FAILED', message: `see ${logFile(opts)}` });
   }
   print(opts, { running: true, started: true, pid: child.pid, port }, `loom started on ${url} (pid ${child.pid})`);
   return 0;
@@ -105,10 +112,10 @@ export async function start(opts: GlobalOpts): Promise<number> {
 export async function stop(opts: GlobalOpts): Promise<number> {
   const port = cliPort(opts);
   // Decided once: while shutting down, /proc/<pid>/cmdline empties, so it cannot be re-checked.
-  const pid = ourPid();
+  const pid = ourPid(opts);
   const up = (await answering(opts)) !== null;
   if (!up && pid === null) {
-    rmSync(pidFile(), { force: true });
+    rmSync(pidFile(opts), { force: true });
     print(opts, { stopped: false, running: false, port }, `loom is not running on port ${port}`);
     return 0;
   }
@@ -116,8 +123,8 @@ export async function stop(opts: GlobalOpts): Promise<number> {
   if (up) await client(opts, false).shutdown();
   else process.kill(pid as number, 'SIGTERM');
   const gone = await waitFor(opts, 'waiting for the daemon to exit', 5000, async () => (await answering(opts)) === null && (pid === null || !alive(pid)));
-  if (!gone) throw new CliFailure({ error: 'daemon did not stop within 5 s', code: 'STOP_FAILED', message: pid !== null ? `kill it with: kill ${pid}` : `see ${logFile()}` });
-  rmSync(pidFile(), { force: true });
+  if (!gone) throw new CliFailure({ error: 'daemon did not stop within 5 s', code: 'STOP_FAILED', message: pid !== null ? `kill it with: kill ${pid}` : `see ${logFile(opts)}` });
+  rmSync(pidFile(opts), { force: true });
   print(opts, { stopped: true, running: false, port }, 'loom stopped');
   return 0;
 }
@@ -126,13 +133,14 @@ export async function stop(opts: GlobalOpts): Promise<number> {
 export async function status(opts: GlobalOpts): Promise<number> {
   const port = cliPort(opts);
   const version = await answering(opts);
-  const pid = ourPid();
+  const pid = ourPid(opts);
   if (version === null) {
     print(opts, { running: false, pid: null, port, version: null }, `loom is not running on port ${port}`);
     return 3;
   }
   const h = await client(opts, false).health();
-  const counts = `agents: ${h.body.agents} · sessions: ${h.body.sessions}`;
+  // The user wire counts users (behaviour.md §11).
+  const counts = h.body.users !== undefined ? `users: ${h.body.users} · sessions: ${h.body.sessions}` : `agents: ${h.body.agents} · sessions: ${h.body.sessions}`;
   print(opts, { running: true, pid, port, version }, `loom ${version} is running on http://127.0.0.1:${port}${pid !== null ? ` (pid ${pid})` : ''} · ${counts}`);
   return 0;
 }
@@ -141,7 +149,7 @@ export async function status(opts: GlobalOpts): Promise<number> {
 export function backgroundCli({ program }: CliParts): void {
   const g = () => globals(program);
   examples(program.command('start').description('Start the daemon in the background (idempotent); waits until it answers'), [
-    'loom start', 'loom --port 4000 start',
+    'loom start', 'loom --port 4000 start', 'loom --wire user start',
   ]).action(() => guard(g(), () => start(g())));
   examples(program.command('stop').description('Stop the daemon; waits until it has exited'), ['loom stop']).action(() => guard(g(), () => stop(g())));
   examples(program.command('status').description('Tell whether the daemon answers (exit 0 when it does, 3 when not)'), [

@@ -4,12 +4,15 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { DaemonUnreachable, LoomClient } from '../client/index.js';
 import { isAgentId } from '../domain/ids.js';
+import { AGENT_WIRE, WIRES, isWireName, type WireDescription, type WireName } from '../domain/wire.js';
 
 /** Global CLI options (behaviour.md §2.13). */
 export interface GlobalOpts {
   port?: string;
   agent?: string;
   json?: boolean;
+  /** `--wire agent|user` (behaviour.md §11). */
+  wire?: string;
 }
 
 /**
@@ -46,10 +49,28 @@ export class CliFailure extends Error {
   }
 }
 
-/** The port: `--port` > SVC_PORT > 3923, an integer 1–65535 as the daemon demands (behaviour.md §1.1). */
+/**
+ * The wire of the daemon the CLI talks to: `--wire` > SVC_WIRE (as `loom daemon` reads them,
+ * behaviour.md §11), or undefined when neither says: the client then detects it from /describe
+ * the first time the daemon refuses a request in the agent wire's form.
+ */
+export function cliWire(opts: GlobalOpts): WireName | undefined {
+  const fromFlag = opts.wire !== undefined;
+  const raw = opts.wire ?? (process.env.SVC_WIRE ? process.env.SVC_WIRE : undefined);
+  if (raw === undefined) return undefined;
+  if (isWireName(raw)) return raw;
+  throw new UsageError(fromFlag ? `loom: invalid --wire "${raw}" (use agent or user)` : `loom: invalid SVC_WIRE "${raw}" (use agent or user)`);
+}
+
+/**
+ * The port: `--port` > SVC_PORT > 3923 (3100 when the wire is user, behaviour.md §11), an integer
+ * 1–65535 as the daemon demands (behaviour.md §1.1).
+ */
 export function cliPort(opts: GlobalOpts): number {
+  // Checked first, whatever the port: a bad --wire is a usage error on every command.
+  const wire = cliWire(opts);
   const fromFlag = opts.port !== undefined;
-  const raw = opts.port ?? process.env.SVC_PORT ?? '3923';
+  const raw = opts.port ?? process.env.SVC_PORT ?? String(WIRES[wire ?? 'agent'].defaultPort);
   const port = Number(raw);
   if (/^\d+$/.test(raw) && port >= 1 && port <= 65535) return port;
   throw new UsageError(fromFlag ? `loom: invalid --port "${raw}" (use 1–65535)` : `loom: invalid SVC_PORT "${raw}"`);
@@ -58,33 +79,53 @@ export function cliPort(opts: GlobalOpts): number {
 /** The base URL of the daemon the options name. */
 export const baseUrl = (opts: GlobalOpts): string => `http://127.0.0.1:${cliPort(opts)}`;
 
-/** Agent: `--agent` > LOOM_AGENT_ID > `loom agent use` > `default` (behaviour.md §2.13). */
+/**
+ * Agent: `--agent` > LOOM_AGENT_ID > `loom agent use` > `default` (behaviour.md §2.13); with
+ * `--wire user` (or SVC_WIRE=user) LOOM_USER_ID, what commands of the user wire export, comes after
+ * LOOM_AGENT_ID.
+ */
 export function cliAgent(opts: GlobalOpts): string {
   if (opts.agent) return opts.agent;
   if (process.env.LOOM_AGENT_ID) return process.env.LOOM_AGENT_ID;
-  try {
-    const saved = JSON.parse(readFileSync(join(dataDir(), 'cli.json'), 'utf8')) as { agent?: unknown };
-    if (typeof saved.agent === 'string' && saved.agent) return saved.agent;
-  } catch {
-    // No saved default agent (or an unreadable file): fall through to `default`.
-  }
-  return 'default';
+  if (cliWire(opts) === 'user' && process.env.LOOM_USER_ID) return process.env.LOOM_USER_ID;
+  const saved = savedDefaults()[WIRES[cliWire(opts) ?? 'agent'].files.cliDefault];
+  return typeof saved === 'string' && saved ? saved : 'default';
 }
 
-/** A client for the configured daemon, as the selected agent unless `withAgent` is false. */
+/**
+ * `<data>/cli.json`: the default identity `loom agent use` saved for each wire (`agent`, and `user`
+ * with `--wire user`: the wires share no identities, behaviour.md §11); `{}` when there is none.
+ */
+export function savedDefaults(): Record<string, unknown> {
+  try {
+    const saved = JSON.parse(readFileSync(join(dataDir(), 'cli.json'), 'utf8')) as unknown;
+    return typeof saved === 'object' && saved !== null && !Array.isArray(saved) ? Object.assign(Object.create(null) as Record<string, unknown>, saved) : {};
+  } catch {
+    // No saved default (or an unreadable file): none.
+    return {};
+  }
+}
+
+/**
+ * A client for the configured daemon, as the selected agent unless `withAgent` is false; on the
+ * wire `cliWire` names, else detecting it (LoomClient 'auto').
+ */
 export function client(opts: GlobalOpts, withAgent = true): LoomClient {
-  return new LoomClient(baseUrl(opts), withAgent ? cliAgent(opts) : undefined);
+  return new LoomClient(baseUrl(opts), withAgent ? cliAgent(opts) : undefined, cliWire(opts) ?? 'auto');
 }
 
 /**
  * The CLI never registers agents as a side effect (behaviour.md §2.13): an unknown agent is a
- * failure that says how to create it; an id that can never exist says invalid.
+ * failure that says how to create it; an id that can never exist says invalid. On the user wire
+ * it is a user, and creating one needs a home (behaviour.md §11).
  */
-export function agentFailure(id: string): CliFailure {
+export function agentFailure(id: string, wire: WireDescription = AGENT_WIRE): CliFailure {
+  const noun = wire.noun;
   if (!isAgentId(id)) {
-    return new CliFailure({ error: `invalid agent id '${id}'`, code: 'INVALID_AGENT', message: 'use 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit' });
+    return new CliFailure({ error: `invalid ${noun} id '${id}'`, code: `INVALID_${noun.toUpperCase()}`, message: 'use 1–64 letters, digits, ".", "_" or "-", starting with a letter or digit' });
   }
-  return new CliFailure({ error: `unknown agent '${id}'`, code: 'UNKNOWN_AGENT', message: `create it with: loom agent add ${id}` });
+  const add = wire.defaultHomes ? `loom agent add ${id}` : `loom --wire ${wire.name} agent add ${id} --home <absolute folder>`;
+  return new CliFailure({ error: `unknown ${noun} '${id}'`, code: `UNKNOWN_${noun.toUpperCase()}`, message: `create it with: ${add}` });
 }
 
 /** A refused HTTP call as a failure: `{error, code: HTTP_<status>, message?}` from the JSON error body. */

@@ -21,8 +21,8 @@ const inside = (path: string, dir: string) => path === dir || path.startsWith(di
 export async function untilde(opts: GlobalOpts, words: string[]): Promise<string[]> {
   const home = homedir();
   if (!home || home === '/' || !words.some((w) => inside(w, home))) return words;
-  const agents = await client(opts, false).listAgents();
-  const me = agents.body.agents?.find((a) => a.id === cliAgent(opts));
+  const agents = await client(opts, false).identities();
+  const me = agents.list.find((a) => a.id === cliAgent(opts));
   // An unknown agent fails below with its own message; leave the words as typed.
   if (!me) return words;
   const workspace = [me.home, ...me.allowedPaths];
@@ -65,9 +65,10 @@ export async function execForm(opts: GlobalOpts, topic: string, words: string[])
  * before anything is printed (`loom install` ends its progress display there).
  */
 export async function execOnce(opts: GlobalOpts, topic: string, cmd: string, o: { requestId?: string; onAnswer?: () => void } = {}): Promise<number> {
-  const out = await client(opts).exec(topic, cmd, o.requestId);
+  const c = client(opts);
+  const out = await c.exec(topic, cmd, o.requestId);
   o.onAnswer?.();
-  if (out.status === 401) throw agentFailure(cliAgent(opts));
+  if (out.status === 401) throw agentFailure(cliAgent(opts), c.wire);
   if (out.status !== 200) throw httpFailure(out.status, out.error);
   if (out.incomplete || !out.head) throw new CliFailure({ error: "the daemon's answer was cut off", code: 'STREAM_INCOMPLETE' });
   const body = out.body ?? '';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { InstallJson, LoomClient } from '../client/index.js';
-import { agentFailure, cliAgent, client, examples, globals, guard, httpFailure, print, type CliParts, type GlobalOpts } from './common.js';
+import { agentFailure, cliAgent, client, cliWire, examples, globals, guard, httpFailure, print, type CliParts, type GlobalOpts } from './common.js';
 import { execOnce, joinWords, untilde } from './exec.js';
 
 /**
@@ -12,6 +12,14 @@ import { execOnce, joinWords, untilde } from './exec.js';
 
 /** The topic the package commands run in. */
 export const PACKAGE_TOPIC = 'app';
+
+/**
+ * The topic of the package commands on the wire the CLI names (behaviour.md §11): the user wire has
+ * no hubs, so they run in its `file:packages` topic (a tab-like topic of the same user).
+ */
+function packageTopic(opts: GlobalOpts): string {
+  return cliWire(opts) === 'user' ? 'file:packages' : PACKAGE_TOPIC;
+}
 
 const MiB = 1024 * 1024;
 
@@ -104,7 +112,7 @@ async function install(opts: GlobalOpts, source: string, o: InstallOptions): Pro
   const c = client(opts);
   const progress = opts.json ? null : watchProgress(c, requestId, { tty: process.stderr.isTTY === true, write: (t) => process.stderr.write(t) });
   try {
-    return await execOnce(opts, PACKAGE_TOPIC, installCommandText(word, o), { requestId, onAnswer: () => progress?.stop() });
+    return await execOnce(opts, packageTopic(opts), installCommandText(word, o), { requestId, onAnswer: () => progress?.stop() });
   } finally {
     progress?.stop();
   }
@@ -112,8 +120,9 @@ async function install(opts: GlobalOpts, source: string, o: InstallOptions): Pro
 
 /** `loom packages --json`: the registry records from GET /packages. */
 async function packagesJson(opts: GlobalOpts): Promise<number> {
-  const r = await client(opts).packages();
-  if (r.status === 401) throw agentFailure(cliAgent(opts));
+  const c = client(opts);
+  const r = await c.packages();
+  if (r.status === 401) throw agentFailure(cliAgent(opts), c.wire);
   if (r.status !== 200) throw httpFailure(r.status, r.body);
   print(opts, r.body, '');
   return 0;
@@ -140,7 +149,7 @@ export function installCli({ program }: CliParts): void {
   ).action((source: string, o: InstallOptions) => guard(g(), () => install(g(), source, o)));
   examples(program.command('packages').description("List the agent's installed packages"), [
     'loom --agent leo packages', 'loom --json packages   # {"agent_id", "packages": [{name, type, mode, uri, source, version?, files?, installedAt}]}',
-  ]).action(() => guard(g(), () => (g().json ? packagesJson(g()) : execOnce(g(), PACKAGE_TOPIC, '/packages'))));
+  ]).action(() => guard(g(), () => (g().json ? packagesJson(g()) : execOnce(g(), packageTopic(g()), '/packages'))));
   examples(program.command('uninstall <name>').description('Remove an installed package (its variables are kept)'), ['loom --agent leo uninstall weather'])
-    .action((name: string) => guard(g(), () => execOnce(g(), PACKAGE_TOPIC, joinWords(['/uninstall', name]))));
+    .action((name: string) => guard(g(), () => execOnce(g(), packageTopic(g()), joinWords(['/uninstall', name]))));
 }

@@ -1,12 +1,16 @@
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { InvalidArgumentError } from 'commander';
-import { REQUEST_LOG_DIR, REQUEST_LOG_FILES, REQUEST_LOG_NAME, type RequestLogEntry } from '../domain/requestLog.js';
+import { REQUEST_LOG_FILES, REQUEST_LOG_NAME, type RequestLogEntry } from '../domain/requestLog.js';
+import { WIRES } from '../domain/wire.js';
 import { columns } from '../domain/text.js';
-import { dataDir, examples, globals, guard, print, type CliParts, type GlobalOpts } from './common.js';
+import { cliWire, dataDir, examples, globals, guard, print, type CliParts, type GlobalOpts } from './common.js';
 
-/** The request log as the daemon writes it (src/effects/requestLogFile.ts): current file and rotated ones. */
-const logFile = () => join(dataDir(), REQUEST_LOG_DIR, REQUEST_LOG_NAME);
+/**
+ * The request log as the daemon writes it (src/effects/requestLogFile.ts): current file and rotated
+ * ones. The user wire's daemon keeps its own folder (behaviour.md §11), read with `--wire user`.
+ */
+const logFile = (opts: GlobalOpts) => join(dataDir(), WIRES[cliWire(opts) ?? 'agent'].files.requestLogs, REQUEST_LOG_NAME);
 
 /** One entry as text cells: time, method, status, duration, path, agent, topic, command, [request id]. */
 export function logCells(e: RequestLogEntry): string[] {
@@ -29,10 +33,10 @@ function entries(lines: string[]): RequestLogEntry[] {
 }
 
 /** The last `n` complete lines over the rotated files, oldest first. */
-function lastLines(n: number): string[] {
+function lastLines(opts: GlobalOpts, n: number): string[] {
   const files = [];
-  for (let i = REQUEST_LOG_FILES - 1; i >= 1; i--) files.push(`${logFile()}.${i}`);
-  files.push(logFile());
+  for (let i = REQUEST_LOG_FILES - 1; i >= 1; i--) files.push(`${logFile(opts)}.${i}`);
+  files.push(logFile(opts));
   const lines: string[] = [];
   for (const f of files) {
     if (!existsSync(f)) continue;
@@ -52,12 +56,12 @@ const show = (opts: GlobalOpts, e: RequestLogEntry) => process.stdout.write((opt
  */
 async function follow(opts: GlobalOpts, offset: number, signal?: AbortSignal): Promise<void> {
   let pos = offset;
-  let ino = existsSync(logFile()) ? statSync(logFile()).ino : -1;
+  let ino = existsSync(logFile(opts)) ? statSync(logFile(opts)).ino : -1;
   let partial = '';
   while (!signal?.aborted) {
     await new Promise((r) => setTimeout(r, 250));
-    if (!existsSync(logFile())) continue;
-    const st = statSync(logFile());
+    if (!existsSync(logFile(opts))) continue;
+    const st = statSync(logFile(opts));
     if (st.ino !== ino || st.size < pos) {
       ino = st.ino;
       pos = 0;
@@ -65,7 +69,7 @@ async function follow(opts: GlobalOpts, offset: number, signal?: AbortSignal): P
     }
     if (st.size === pos) continue;
     const buf = Buffer.alloc(st.size - pos);
-    const fd = openSync(logFile(), 'r');
+    const fd = openSync(logFile(opts), 'r');
     try {
       pos += readSync(fd, buf, 0, buf.length, pos);
     } finally {
@@ -85,13 +89,13 @@ function count(text: string): number {
 
 /**
  * `loom logs [-f] [-n <lines>]` (behaviour.md §2.13): the daemon's request log. Reads the files under
- * `<data>/logs/`, so it works whether the daemon runs or not. `--json`: `{entries: [...]}`, or
+ * `<data>/logs/` (`<data>/logs-user/` with `--wire user`), so it works whether the daemon runs or not. `--json`: `{entries: [...]}`, or
  * one entry per line while following.
  */
 export async function logs(opts: GlobalOpts, o: { follow?: boolean; lines: number }): Promise<number> {
-  const recent = entries(lastLines(o.lines));
-  if (!existsSync(logFile()) && !o.follow) {
-    process.stderr.write(`loom: no request log yet (${logFile()}); the daemon writes one line per request\n`);
+  const recent = entries(lastLines(opts, o.lines));
+  if (!existsSync(logFile(opts)) && !o.follow) {
+    process.stderr.write(`loom: no request log yet (${logFile(opts)}); the daemon writes one line per request\n`);
   }
   if (!o.follow) {
     if (opts.json) print(opts, { entries: recent }, '');
@@ -99,7 +103,7 @@ export async function logs(opts: GlobalOpts, o: { follow?: boolean; lines: numbe
     return 0;
   }
   for (const e of recent) show(opts, e);
-  await follow(opts, existsSync(logFile()) ? statSync(logFile()).size : 0);
+  await follow(opts, existsSync(logFile(opts)) ? statSync(logFile(opts)).size : 0);
   return 0;
 }
 

@@ -16,7 +16,7 @@ interface Leading {
 
 /**
  * Read the global options that come before the topic or subcommand (`--port n`, `--port=n`,
- * `--agent id`, `--json`, `-V`, `-h`). Stops at the first word that is not one of them.
+ * `--agent id`, `--wire user`, `--json`, `-V`, `-h`). Stops at the first word that is not one of them.
  */
 function leading(argv: string[]): Leading {
   const out: Leading = { opts: {}, at: argv.length, version: false, help: false };
@@ -24,9 +24,10 @@ function leading(argv: string[]): Leading {
     const a = argv[i];
     const eq = a.indexOf('=');
     const name = a.startsWith('--') && eq > 0 ? a.slice(0, eq) : a;
-    if (name === '--port' || name === '--agent') {
+    if (name === '--port' || name === '--agent' || name === '--wire') {
       const v = eq > 0 ? a.slice(eq + 1) : argv[++i];
       if (name === '--port') out.opts.port = v;
+      else if (name === '--wire') out.opts.wire = v;
       else out.opts.agent = v;
     } else if (a === '--json') out.opts.json = true;
     else if (a === '-V' || a === '--version') out.version = true;

@@ -61,8 +61,9 @@ export function buildProgram(): Command {
   const program = new Command('loom')
     .usage('[options] <topic> <command…>  |  loom [options] <subcommand> …')
     .description("Loom — local daemon hosting AI agents' workspaces.")
-    .option('--port <n>', 'daemon port (default: $SVC_PORT, else 3923)')
-    .option('--agent <id>', 'agent (default: $LOOM_AGENT_ID, then `loom agent use`, then "default")')
+    .option('--port <n>', 'daemon port (default: $SVC_PORT, else 3923; 3100 with --wire user)')
+    .option('--agent <id>', 'agent, or user on the user wire (default: $LOOM_AGENT_ID, then `loom agent use`, then "default")')
+    .option('--wire <wire>', 'agent, or user for a daemon of the earlier user-based wire (default: $SVC_WIRE, else read from the daemon)')
     .option('--json', 'print one JSON document; failures as {"error","code","message"} on stderr')
     .option('-V, --version', 'print the CLI version, and the daemon\'s when it runs')
     // Settings inherited by every subcommand created below: global options in each --help, exit

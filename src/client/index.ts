@@ -1,6 +1,7 @@
 import { TOOL_NAME } from '../domain/mcpTool.js';
 import type { InspectorSnapshot } from './inspector.js';
 import { SseParser, type SseEvent } from './sse.js';
+import { WIRES, isWireName, type WireDescription, type WireName } from '../domain/wire.js';
 
 export type { InspectorSnapshot, SnapshotAgent, SnapshotTicket, SnapshotTopic } from './inspector.js';
 
@@ -12,7 +13,9 @@ export interface ExecHead {
   code: string | null;
   cmd: string;
   request_id: string | null;
+  /** Agent wire; the user wire sends `user_id` instead (behaviour.md §11). */
   agent_id: string;
+  user_id?: string;
   topic: string;
   topic_type: string;
   meta: { uri: string; title: string | null; current_block: string | null } | null;
@@ -94,18 +97,68 @@ export function stripReLine(content: string): string {
   return i < 0 ? '' : content.slice(i + 1);
 }
 
+/** One registered identity as `GET /agents` (or `GET /users`) lists it. */
+export interface IdentitySummary {
+  id: string;
+  home: string;
+  allowedPaths: string[];
+  createdAt: string;
+}
+
+/** A request in the form of a wire: path and JSON body. */
+type Build = (w: WireDescription) => { path: string; body?: unknown };
+
 /**
- * A typed client for Loom's wire protocol v0.1 (agent wire). Used by the CLI, the MCP stdio bridge,
- * benchmarks and tests; it never imports server code.
+ * A typed client for Loom's wire protocol v0.1, agent wire or the earlier user wire (spec §9;
+ * behaviour.md §11): the wire description gives the identity header, resource and field names.
+ * Used by the CLI, the MCP stdio bridge, benchmarks and tests; it never imports server code.
  */
 export class LoomClient {
-  constructor(readonly baseUrl: string, readonly agentId?: string) {}
+  private current: WireDescription;
+  /** True while the wire is a guess to check against `/describe` on the first refusal. */
+  private auto: boolean;
 
-  private async request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<Response> {
+  /**
+   * `wire` `'auto'` starts as the agent wire and, when a request is refused with 400 or 404, asks
+   * `/describe` once which wire the daemon serves; on the other wire it sends the request again in
+   * that wire's form (nothing ran: those refusals come before any command). The common case costs
+   * no extra request.
+   */
+  constructor(readonly baseUrl: string, readonly agentId?: string, wire: WireName | WireDescription | 'auto' = 'agent') {
+    this.auto = wire === 'auto';
+    this.current = wire === 'auto' ? WIRES.agent : typeof wire === 'string' ? WIRES[wire] : wire;
+  }
+
+  /** The wire this client speaks (after detection, the daemon's). */
+  get wire(): WireDescription {
+    return this.current;
+  }
+
+  /**
+   * The wire a daemon serves, read from `GET /describe` (spec §9: clients detect features through
+   * /describe). A daemon without a `wire` field is the agent wire.
+   */
+  static async detectWire(baseUrl: string): Promise<WireName> {
+    const d = await new LoomClient(baseUrl).describe();
+    const wire = (d.body as { wire?: unknown }).wire;
+    return isWireName(wire) ? wire : 'agent';
+  }
+
+  /** A client for the wire the daemon at `baseUrl` serves. */
+  static async connect(baseUrl: string, id?: string): Promise<LoomClient> {
+    return new LoomClient(baseUrl, id, await LoomClient.detectWire(baseUrl));
+  }
+
+  /** A client of the same daemon and wire acting as another identity. */
+  as(id: string | undefined): LoomClient {
+    return new LoomClient(this.baseUrl, id, this.auto ? 'auto' : this.current);
+  }
+
+  private async send(method: string, path: string, body: unknown, headers: Record<string, string>): Promise<Response> {
     try {
       return await fetch(this.baseUrl + path, {
         method,
-        headers: { ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...(this.agentId ? { 'X-Agent-Id': this.agentId } : {}), ...headers },
+        headers: { ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...(this.agentId ? { [this.current.header]: this.agentId } : {}), ...headers },
         body: body !== undefined ? JSON.stringify(body) : undefined,
       });
     } catch (err) {
@@ -113,20 +166,45 @@ export class LoomClient {
     }
   }
 
-  private async json<T>(method: string, path: string, body?: unknown): Promise<{ status: number; body: T }> {
-    const res = await this.request(method, path, body);
+  /** One request built for the current wire; in auto mode a 400/404 may switch the wire and re-send. */
+  private async request(method: string, build: Build, headers: Record<string, string> = {}): Promise<Response> {
+    const first = build(this.current);
+    const res = await this.send(method, first.path, first.body, headers);
+    if (!this.auto || (res.status !== 400 && res.status !== 404)) return res;
+    this.auto = false;
+    const name = await LoomClient.detectWire(this.baseUrl).catch(() => this.current.name);
+    if (name === this.current.name) return res;
+    await res.body?.cancel();
+    this.current = WIRES[name];
+    const again = build(this.current);
+    return this.send(method, again.path, again.body, headers);
+  }
+
+  private async json<T>(method: string, build: Build | string, body?: unknown): Promise<{ status: number; body: T }> {
+    const res = await this.request(method, typeof build === 'string' ? () => ({ path: build, body }) : build);
     const text = await res.text();
     return { status: res.status, body: (text ? JSON.parse(text) : {}) as T };
   }
 
-  health() { return this.json<{ ok: boolean; agents: number; sessions: number }>('GET', '/health'); }
+  health() { return this.json<{ ok: boolean; agents: number; users?: number; sessions: number }>('GET', '/health'); }
   describe() { return this.json<Record<string, unknown>>('GET', '/describe'); }
   shutdown() { return this.json<{ ok: boolean; message: string }>('POST', '/shutdown'); }
-  listAgents() { return this.json<{ agents: Array<{ id: string; home: string; allowedPaths: string[]; createdAt: string }> }>('GET', '/agents'); }
-  registerAgent(input: Record<string, unknown>) { return this.json<Record<string, unknown>>('POST', '/agents', input); }
-  deleteAgent(id: string) { return this.json<Record<string, unknown>>('DELETE', `/agents/${encodeURIComponent(id)}`); }
-  listSessions(agentId?: string) { return this.json<{ sessions: unknown[] }>('GET', `/sessions${agentId ? `?agent_id=${encodeURIComponent(agentId)}` : ''}`); }
-  openSession(agentId: string, topic: string) { return this.json<Record<string, unknown>>('POST', '/sessions', { agent_id: agentId, topic }); }
+  /** GET /agents (agent wire). */
+  listAgents() { return this.json<{ agents: IdentitySummary[] }>('GET', '/agents'); }
+  /** GET /agents or GET /users: the registered identities of either wire. */
+  async identities(): Promise<{ status: number; list: IdentitySummary[] }> {
+    const r = await this.json<Record<string, IdentitySummary[] | undefined>>('GET', (w) => ({ path: w.resource }));
+    return { status: r.status, list: r.body[this.current.listField] ?? [] };
+  }
+  /** POST /agents with a body as given (POST /users on the user wire: `{id, home}` both required). */
+  registerAgent(input: Record<string, unknown>) { return this.json<Record<string, unknown>>('POST', (w) => ({ path: w.resource, body: input })); }
+  /** Register `id` with the wire's id field (`agent_id`; `id` on the user wire) and the other fields. */
+  register(id: string, fields: { home?: string; allowed_paths?: string[]; webhook?: boolean } = {}) {
+    return this.json<Record<string, unknown>>('POST', (w) => ({ path: w.resource, body: { [w.registerIdFields[0]]: id, ...fields } }));
+  }
+  deleteAgent(id: string) { return this.json<Record<string, unknown>>('DELETE', (w) => ({ path: `${w.resource}/${encodeURIComponent(id)}` })); }
+  listSessions(agentId?: string) { return this.json<{ sessions: unknown[] }>('GET', (w) => ({ path: `/sessions${agentId ? `?${w.idField}=${encodeURIComponent(agentId)}` : ''}` })); }
+  openSession(agentId: string, topic: string) { return this.json<Record<string, unknown>>('POST', (w) => ({ path: '/sessions', body: { [w.idField]: agentId, topic } })); }
   closeSession(agentId: string, topic: string) { return this.json<Record<string, unknown>>('DELETE', `/sessions/${encodeURIComponent(agentId)}/${encodeURIComponent(topic)}`); }
   webhook(agentId: string, rotate = false) { return this.json<{ agent_id: string; webhook_url: string }>(rotate ? 'POST' : 'GET', `/agents/${encodeURIComponent(agentId)}/webhook`); }
   mintCapability(spec: Record<string, unknown>) { return this.json<Record<string, unknown>>('POST', '/capabilities', spec); }
@@ -145,7 +223,7 @@ export class LoomClient {
 
   /** POST /exec and read the SSE answer (spec §4.7). */
   async exec(topic: string, cmd: string, requestId?: string): Promise<ExecOutcome> {
-    const res = await this.request('POST', '/exec', { cmd, topic, ...(requestId ? { request_id: requestId } : {}) }, { Accept: 'text/event-stream' });
+    const res = await this.request('POST', () => ({ path: '/exec', body: { cmd, topic, ...(requestId ? { request_id: requestId } : {}) } }), { Accept: 'text/event-stream' });
     if (res.status !== 200) {
       const text = await res.text();
       let error: { error: string; message?: string };
@@ -178,7 +256,7 @@ export class LoomClient {
    */
   async mcpCall(topic: string, cmd: string): Promise<McpCallOutcome> {
     const rpc = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: TOOL_NAME, arguments: { topic, cmd } } };
-    const res = await this.request('POST', '/mcp', rpc, { Accept: 'application/json, text/event-stream' });
+    const res = await this.request('POST', () => ({ path: '/mcp', body: rpc }), { Accept: 'application/json, text/event-stream' });
     const raw = await res.text();
     let parsed: { result?: { content?: Array<{ text?: unknown }>; isError?: unknown } } | undefined;
     try { parsed = JSON.parse(raw); } catch { parsed = undefined; }
@@ -189,7 +267,7 @@ export class LoomClient {
 
   /** `tools/list` through POST /mcp: the tool names (also loads the daemon's MCP server, which it does on first use). */
   async mcpTools(): Promise<string[]> {
-    const res = await this.request('POST', '/mcp', { jsonrpc: '2.0', id: 1, method: 'tools/list' }, { Accept: 'application/json, text/event-stream' });
+    const res = await this.request('POST', () => ({ path: '/mcp', body: { jsonrpc: '2.0', id: 1, method: 'tools/list' } }), { Accept: 'application/json, text/event-stream' });
     const body = (await res.json().catch(() => ({}))) as { result?: { tools?: Array<{ name: string }> } };
     return body.result?.tools?.map((t) => t.name) ?? [];
   }
@@ -212,13 +290,13 @@ export class LoomClient {
 
   /** GET /traces/{id}: the NDJSON text of the trace, or the error body. */
   async getTrace(id: string): Promise<{ status: number; text: string }> {
-    const res = await this.request('GET', `/traces/${encodeURIComponent(id)}`);
+    const res = await this.request('GET', () => ({ path: `/traces/${encodeURIComponent(id)}` }));
     return { status: res.status, text: await res.text() };
   }
 
   /** Open GET /events/stream; yields parsed events until the stream ends or `signal` aborts. */
   async *eventStream(signal?: AbortSignal): AsyncGenerator<SseEvent> {
-    const res = await fetch(this.baseUrl + '/events/stream', { headers: { Accept: 'text/event-stream', ...(this.agentId ? { 'X-Agent-Id': this.agentId } : {}) }, signal }).catch((err: Error) => {
+    const res = await fetch(this.baseUrl + '/events/stream', { headers: { Accept: 'text/event-stream', ...(this.agentId ? { [this.current.header]: this.agentId } : {}) }, signal }).catch((err: Error) => {
       throw new DaemonUnreachable(err.message);
     });
     if (res.status !== 200) {

@@ -1,3 +1,5 @@
+import { AGENT_WIRE, type WireDescription } from '../domain/wire.js';
+
 /**
  * Help texts of behaviour.md §2.4: the fixed `/help` page and `/help <command>` entries
  * (syntax lines, one sentence, flags) for every built-in command.
@@ -22,7 +24,15 @@ interface HelpEntry {
   flags?: string[];
 }
 
-/** `/help <command>` entries, keyed by command word. */
+/** The entries that name the identity or the topic types (behaviour.md §11: "agent" read as "user"). */
+function wireEntries(wire: WireDescription): Record<'webhook' | 'topics', HelpEntry> {
+  return {
+    webhook: { syntax: ['/webhook [show|rotate]'], sentence: `Shows or rotates the local webhook URL of this ${wire.noun}.` },
+    topics: { syntax: [`/topics [${wire.topicTypes.join('|')}]`], sentence: `Lists the topics of this ${wire.noun} with their state.` },
+  };
+}
+
+/** `/help <command>` entries of the agent wire, keyed by command word. */
 export const HELP_ENTRIES: Record<string, HelpEntry> = {
   help: { syntax: ['/help [<command>]'], sentence: 'Lists the commands, or explains one.' },
   info: { syntax: ['/info [@<shortcut>]'], sentence: 'Shows the state of this topic, or the value of one shortcut.' },
@@ -51,6 +61,17 @@ export const HELP_ENTRIES: Record<string, HelpEntry> = {
   uninstall: { syntax: ['/uninstall <name>'], sentence: 'Removes an installed package (its variables are kept).' },
   packages: { syntax: ['/packages'], sentence: 'Lists the installed packages.' },
   events: { syntax: ['/events [list] [--all]', '/events.read <id>', '/events.ack <id>', '/events.clear [--all]'], sentence: 'Reads and acknowledges the event inbox.', flags: ['--all  include acked events (list) or delete all events (clear)'] },
-  webhook: { syntax: ['/webhook [show|rotate]'], sentence: 'Shows or rotates the local webhook URL of this agent.' },
-  topics: { syntax: ['/topics [tab|app|bash|hub]'], sentence: 'Lists the topics of this agent with their state.' },
+  ...wireEntries(AGENT_WIRE),
 };
+
+/** The `/help <word>` entry on a wire, or undefined (words the wire lacks have none: behaviour.md §11). */
+export function helpEntry(wire: WireDescription, word: string): HelpEntry | undefined {
+  if (!Object.hasOwn(HELP_ENTRIES, word) || wire.unavailableWords.includes(word)) return undefined;
+  const own: Record<string, HelpEntry> = wireEntries(wire);
+  return Object.hasOwn(own, word) ? own[word] : HELP_ENTRIES[word];
+}
+
+/** The `/help` page on a wire: a line naming commands the wire lacks (the user wire's Events) is left out. */
+export function helpPage(wire: WireDescription): string[] {
+  return HELP_PAGE.filter((line) => !wire.unavailableWords.some((w) => new RegExp(`/${w}\\b`).test(line)));
+}

@@ -2,6 +2,7 @@ import { content, fail } from '../domain/result.js';
 import type { SessionState } from '../domain/session.js';
 import type { Command } from './types.js';
 import { shortcutText } from './format.js';
+import { wireOf } from './wire.js';
 
 
 /** Resolve a shortcut id: value shortcuts first, then page shortcuts (behaviour.md §3.7). */
@@ -31,7 +32,7 @@ export const infoCommand: Command = {
       return { ok: true, code: null, body: `@${id} → ${shortcutText(v)}` };
     }
     const s = ctx.session;
-    const lines = [`${key('agent')}${ctx.agent.id}`, `${key('type')}${typeLine(s)}`];
+    const lines = [`${key(wireOf(ctx).noun)}${ctx.agent.id}`, `${key('type')}${typeLine(s)}`];
     if (!s.doc || s.ref.type === 'hub') {
       lines.push(`${key('document')}(none)`);
     } else {

@@ -1,5 +1,7 @@
 import { nullRecord } from '../domain/keys.js';
 import type { CommandContext } from './types.js';
+import { idEnvName } from '../domain/wire.js';
+import { wireOf } from './wire.js';
 
 /**
  * The one environment builder of the shells Loom starts (`/exec`, behaviour.md §8.2; CLI actions,
@@ -23,11 +25,12 @@ export function buildEnv(layers: Array<Iterable<[string, string]>>, defaults: It
 /**
  * What every shell of an agent's topic gets (behaviour.md §8.2, §4.6, §12 Q3): `HOME` = the agent
  * home (each agent is its own identity), the human's home as `LOOM_USER_HOME`, and where it runs.
+ * The id is `LOOM_AGENT_ID`, read as `LOOM_USER_ID` on the user wire (behaviour.md §11).
  */
 export function identityEnv(ctx: CommandContext): Array<[string, string]> {
   return [
     ['HOME', ctx.agent.home],
-    ['LOOM_AGENT_ID', ctx.agent.id],
+    [idEnvName(wireOf(ctx)), ctx.agent.id],
     ['LOOM_TOPIC', ctx.session.ref.topic],
     ['LOOM_HOME', ctx.agent.home],
     ['LOOM_USER_HOME', process.env.HOME ?? ''],

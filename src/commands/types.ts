@@ -5,6 +5,7 @@ import type { CommandResult } from '../domain/result.js';
 import type { SessionState } from '../domain/session.js';
 import type { ShellRunOutcome } from '../domain/shell.js';
 import type { HubName } from '../domain/topic.js';
+import type { WireName } from '../domain/wire.js';
 import type { ActionDoc } from '../sfmd/types.js';
 
 /** Daemon facts that commands print (system hub, /webhook URLs). */
@@ -12,7 +13,8 @@ export interface DaemonInfo {
   version: string;
   role: string;
   label: string;
-  wire: 'agent' | 'user';
+  /** The wire this daemon serves (behaviour.md §11); its description is `WIRES[wire]`. */
+  wire: WireName;
   startedAt: number;
   /** The bound port (known after listen). */
   port(): number;

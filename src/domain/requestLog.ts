@@ -56,9 +56,13 @@ export function commandWord(cmd: unknown): string | null {
   return m ? [...m[1].toLowerCase()].slice(0, COMMAND_WORD_MAX).join('') : null;
 }
 
-/** The agent named by a `/agents/<id>/…` path, for routes that carry it there instead of a header. */
-export function pathAgent(path: string): string | null {
-  const m = /^\/agents\/([^/]+)/.exec(path);
+/**
+ * The agent named by a `/agents/<id>/…` path (`/users/<id>` on the user wire, behaviour.md §11), for
+ * routes that carry it there instead of a header.
+ */
+export function pathAgent(path: string, resource = '/agents'): string | null {
+  if (!path.startsWith(`${resource}/`)) return null;
+  const m = /^([^/]+)/.exec(path.slice(resource.length + 1));
   if (!m) return null;
   try {
     return decodeURIComponent(m[1]);

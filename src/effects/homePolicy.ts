@@ -18,6 +18,11 @@ export interface AgentRoots {
   agentId: string;
   home?: string;
   allowedPaths?: string[];
+  /**
+   * False on a wire without default homes (the user wire, behaviour.md §11): then no folder inside
+   * the data directory is allowed — not even an agent's default home, which a user must never share.
+   */
+  defaultHomes?: boolean;
 }
 
 /** Refuse unusable or data-directory-overlapping roots: 400 `Invalid home` / `Invalid allowed_paths`. */
@@ -51,7 +56,8 @@ function checkRoot(r: AgentRoots, raw: string, error: string): void {
   const data = realpathSync(r.dataDir);
   if (real === data) refuse(`${abs} is the Loom data directory`);
   if (isInside(data, real)) refuse(`${abs} contains the Loom data directory ${r.dataDir}`);
-  if (isInside(real, data) && !isInside(real, join(data, 'agents', r.agentId, 'home'))) refuse(`${abs} is inside the Loom data directory ${r.dataDir}`);
+  const ownDefault = r.defaultHomes === false ? null : join(data, 'agents', r.agentId, 'home');
+  if (isInside(real, data) && (ownDefault === null || !isInside(real, ownDefault))) refuse(`${abs} is inside the Loom data directory ${r.dataDir}`);
   if (error === 'Invalid home') {
     const blocker = nonDirectoryAncestor(abs);
     if (blocker) refuse(`${blocker} is not a directory`);

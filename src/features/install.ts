@@ -4,6 +4,7 @@ import { INSTALL_FILE_BYTES, INSTALL_MAX_FILES, INSTALL_TOTAL_BYTES } from '../d
 import { installsRoute } from '../http/routes/installs.js';
 import { installMachine } from '../machines/install.js';
 import { FilePackageStore } from '../stores/packages.js';
+import { WIRES } from '../domain/wire.js';
 import type { Feature } from './types.js';
 
 /** Files an install fetches at the same time (a few: enough to hide latency, kind to the server). */
@@ -17,7 +18,7 @@ const PARALLEL_FETCHES = 4;
  * daemon (behaviour.md §1.1).
  */
 export const installFeature: Feature = ({ system, agents, clock, info, githubApi }) => {
-  const store = new FilePackageStore(info.dataDir);
+  const store = new FilePackageStore(info.dataDir, WIRES[info.wire].stateRoot);
   const installs = new Installs(system, {
     store, env: system.services.env, clock, githubApi, userAgent: `loom/${info.version}`, parallel: PARALLEL_FETCHES,
   });

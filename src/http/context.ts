@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LoomSystem } from '../actors/system.js';
+import type { WireDescription } from '../domain/wire.js';
 import type { UpgradeHandler } from './upgrade.js';
 
 /**
@@ -11,6 +12,8 @@ export type FastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
 /** What routes get: the system facade and the daemon's settings. */
 export interface AppContext {
   system: LoomSystem;
+  /** The wire served (behaviour.md §11): header, resource and field names, error texts, topic grammar. */
+  wire: WireDescription;
   /** Origins accepted besides loopback (SVC_ALLOWED_ORIGINS, behaviour.md §9.2). */
   allowedOrigins: string[];
   /** Called after POST /shutdown has answered (the daemon exits after the 50 ms grace). */

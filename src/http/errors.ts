@@ -46,11 +46,11 @@ export function renderError(req: IncomingMessage, res: ServerResponse, err: unkn
  * Write an error on the raw socket of a refused HTTP upgrade (behaviour.md §9.2, §13.1: before any
  * WebSocket frame), with the CORS headers every answer carries, then close the socket.
  */
-export function refuseUpgrade(socket: Duplex, err: unknown): void {
+export function refuseUpgrade(socket: Duplex, err: unknown, cors: Readonly<Record<string, string>> = CORS_HEADERS): void {
   const a = errorAnswer(err);
   const text = JSON.stringify(a.body);
   const headers: Record<string, string | number> = {
-    ...CORS_HEADERS, ...a.headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), Connection: 'close',
+    ...cors, ...a.headers, 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': Buffer.byteLength(text), Connection: 'close',
   };
   const head = [`HTTP/1.1 ${a.status} ${STATUS_CODES[a.status] ?? ''}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)].join('\r\n');
   socket.end(`${head}\r\n\r\n${text}`, () => socket.destroy());

@@ -1,15 +1,20 @@
 import type { IncomingMessage } from 'node:http';
 import { LoomError } from '../domain/errors.js';
 
-/** spec §4: the CORS headers every response carries, errors, SSE and refused upgrades included. */
-export const CORS_HEADERS: Readonly<Record<string, string>> = {
-  'Access-Control-Allow-Origin': '*',
-  'Access-Control-Allow-Headers': 'Content-Type, X-Agent-Id',
-};
+/**
+ * The CORS headers every response carries, errors, SSE and refused upgrades included, naming the
+ * wire's identity header (spec §4: `X-Agent-Id`; behaviour.md §11: `X-User-Id` on the user wire).
+ */
+export function corsHeaders(identityHeader: string): Readonly<Record<string, string>> {
+  return { 'Access-Control-Allow-Origin': '*', 'Access-Control-Allow-Headers': `Content-Type, ${identityHeader}` };
+}
 
-/** Set the CORS headers of spec §4 on a response (node:http or Express). */
-export function setCors(res: { setHeader(name: string, value: string): unknown }): void {
-  for (const [k, v] of Object.entries(CORS_HEADERS)) res.setHeader(k, v);
+/** spec §4: the CORS headers of the agent wire. */
+export const CORS_HEADERS = corsHeaders('X-Agent-Id');
+
+/** Set CORS headers (the agent wire's unless given) on a response (node:http or Express). */
+export function setCors(res: { setHeader(name: string, value: string): unknown }, headers: Readonly<Record<string, string>> = CORS_HEADERS): void {
+  for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
 }
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);

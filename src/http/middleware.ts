@@ -8,6 +8,14 @@ export function cors(_req: Request, res: Response, next: NextFunction): void {
   next();
 }
 
+/** CORS headers of a given wire on every response (behaviour.md §11: `X-User-Id` on the user wire). */
+export function corsWith(headers: Readonly<Record<string, string>>) {
+  return (_req: Request, res: Response, next: NextFunction): void => {
+    setCors(res, headers);
+    next();
+  };
+}
+
 /** spec §4: OPTIONS preflight on any path is 204 (behaviour.md §9.1 adds methods and max-age). */
 export function preflight(req: Request, res: Response, next: NextFunction) {
   if (req.method !== 'OPTIONS') return next();

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { logPath, pathAgent, type RequestLogSink, type RequestNote } from '../domain/requestLog.js';
+import { AGENT_WIRE, type WireDescription } from '../domain/wire.js';
 
 /** What routes learned about a request after reading its body (topic, command word, request id). */
 const notes = new WeakMap<ServerResponse, RequestNote>();
@@ -12,9 +13,9 @@ export function noteRequest(res: ServerResponse, note: RequestNote): void {
   notes.set(res, { ...notes.get(res), ...note });
 }
 
-/** The trimmed X-Agent-Id header, or null. */
-function headerAgent(req: IncomingMessage): string | null {
-  const v = req.headers['x-agent-id'];
+/** The trimmed identity header (X-Agent-Id; X-User-Id on the user wire), or null. */
+function headerAgent(req: IncomingMessage, header: string): string | null {
+  const v = req.headers[header.toLowerCase()];
   const s = (Array.isArray(v) ? v[0] : v)?.trim();
   return s ? s : null;
 }
@@ -24,7 +25,7 @@ function headerAgent(req: IncomingMessage): string | null {
  * the /fs fast path alike — by `listen()`. It writes one entry when the response is done or the
  * client left; it never reads bodies, so nothing but the fields a route notes can reach the log.
  */
-export function requestLogger(sink: RequestLogSink, now: () => number = Date.now): (req: IncomingMessage, res: ServerResponse) => void {
+export function requestLogger(sink: RequestLogSink, now: () => number = Date.now, wire: Pick<WireDescription, 'header' | 'resource'> = AGENT_WIRE): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     const started = now();
     res.once('close', () => {
@@ -37,7 +38,7 @@ export function requestLogger(sink: RequestLogSink, now: () => number = Date.now
         path,
         status: res.statusCode,
         duration_ms: ended - started,
-        agent: note.agent ?? headerAgent(req) ?? pathAgent(path),
+        agent: note.agent ?? headerAgent(req, wire.header) ?? pathAgent(path, wire.resource),
         topic: note.topic ?? null,
         command: note.command ?? null,
         request_id: note.request_id ?? null,

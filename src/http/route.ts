@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Express, Request, Response } from 'express';
 import { LoomError } from '../domain/errors.js';
+import type { WireDescription } from '../domain/wire.js';
 
 export type Handler = (req: Request, res: Response) => Promise<void> | void;
 
@@ -17,9 +18,14 @@ export function route(app: Express, path: string, methods: Record<string, Handle
   });
 }
 
-/** The trimmed `X-Agent-Id` header, or undefined when absent or empty (behaviour.md §9.4). */
-export function agentHeader(req: IncomingMessage): string | undefined {
-  const v = req.headers['x-agent-id'];
+/** The trimmed identity header of a wire (`X-Agent-Id`, `X-User-Id`), or undefined when absent or empty (behaviour.md §9.4). */
+export function identityHeader(req: IncomingMessage, wire: Pick<WireDescription, 'header'>): string | undefined {
+  const v = req.headers[wire.header.toLowerCase()];
   const s = (Array.isArray(v) ? v[0] : v)?.trim();
   return s ? s : undefined;
+}
+
+/** The trimmed `X-Agent-Id` header, or undefined when absent or empty (behaviour.md §9.4). */
+export function agentHeader(req: IncomingMessage): string | undefined {
+  return identityHeader(req, { header: 'X-Agent-Id' });
 }

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { RUNNING_COMMENT_MS } from '../domain/limits.js';
 import { refusalError } from '../domain/output.js';
-import type { CommandEvent } from '../domain/ticket.js';
+import type { CommandEvent, ExecHead } from '../domain/ticket.js';
 
 /** The stream headers of spec §4.7 (every SSE response). */
 const STREAM_HEADERS = {
@@ -110,9 +110,10 @@ export interface CommandStreamSource {
  * it starts, then `: running` every 15 s; exactly `head`, `content`, `done` when it finishes, and the
  * end. A refusal (429, 504) rejects with its LoomError for the error renderer. A client that leaves
  * while waiting is removed from the queue; one that leaves while its command runs does not cancel it
- * (the result is discarded). Resolves when the exchange is over.
+ * (the result is discarded). Resolves when the exchange is over. `headOf` names the head's fields
+ * for the wire (the user wire's `user_id`, behaviour.md §11).
  */
-export function streamCommand(res: ServerResponse, source: CommandStreamSource): Promise<void> {
+export function streamCommand(res: ServerResponse, source: CommandStreamSource, headOf: (head: ExecHead) => unknown = (head) => head): Promise<void> {
   const sse = new SseWriter(res);
   let timer: NodeJS.Timeout | undefined;
   let settled = false;
@@ -130,7 +131,7 @@ export function streamCommand(res: ServerResponse, source: CommandStreamSource):
         case 'command.finished':
           settled = true;
           clearInterval(timer);
-          if (!sse.closed) sse.finish([['head', ev.output.head], ['content', ev.output.content], ['done', {}]]);
+          if (!sse.closed) sse.finish([['head', headOf(ev.output.head)], ['content', ev.output.content], ['done', {}]]);
           resolve();
           return;
         default:

@@ -39,6 +39,8 @@ export interface TopicInput {
   waitMs: number;
   /** Creation time of the first session. */
   now: number;
+  /** The owner's noun in messages (`Agent`; `User` on the user wire, behaviour.md §11). */
+  owner?: string;
 }
 
 export interface TopicQueueContext {
@@ -50,6 +52,7 @@ export interface TopicQueueContext {
   /** Tickets issued so far: the next id is `t<issued + 1>`. */
   issued: number;
   limits: QueueLimits;
+  owner: string;
 }
 
 export type TopicQueueEvent =
@@ -137,7 +140,7 @@ export const topicQueueMachine = setup({
       }
       for (const t of context.waiting) {
         enqueue.cancel(expiryId(t.id));
-        enqueue.emit(finished(context, t, conflict(context, s, `Agent ${context.agentId} was deleted while this command waited`), p.at));
+        enqueue.emit(finished(context, t, conflict(context, s, `${context.owner} ${context.agentId} was deleted while this command waited`), p.at));
       }
       enqueue.assign({ running: null, waiting: [] });
       enqueue({ type: 'disposeSession', params: { session: s } });
@@ -154,7 +157,7 @@ export const topicQueueMachine = setup({
   id: 'topicQueue',
   context: ({ input }) => ({
     agentId: input.agentId, ref: input.ref, session: newSession(input.agentId, input.ref, input.now),
-    running: null, waiting: [], issued: 0, limits: { max: input.maxWaiting, waitMs: input.waitMs },
+    running: null, waiting: [], issued: 0, limits: { max: input.maxWaiting, waitMs: input.waitMs }, owner: input.owner ?? 'Agent',
   }),
   initial: 'idle',
   on: {

@@ -7,10 +7,9 @@ import type { AgentRecord, AgentStore } from '../domain/ports.js';
 import { checkAgentRoots } from '../effects/homePolicy.js';
 import { AtomicJsonFile, RegistryReadError } from './jsonAdapter.js';
 
-interface AgentsFile {
-  version: 1;
-  agents: Record<string, AgentRecord>;
-}
+/** The registry file: `{version: 1, <key>: {<id>: record}}` with key `agents` (or `users` on the user wire). */
+type RegistryKey = 'agents' | 'users';
+type AgentsFile = { version: 1 } & Partial<Record<RegistryKey, Record<string, AgentRecord>>>;
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const absolute = (v: unknown): v is string => typeof v === 'string' && isAbsolute(v) && !v.includes('\0');
@@ -19,8 +18,8 @@ const absolute = (v: unknown): v is string => typeof v === 'string' && isAbsolut
  * Why a stored record cannot be used, or null (issue 12, defect 8: a malformed record was accepted
  * and then every command of the agent failed). The home policy applies to stored homes too.
  */
-function recordProblem(key: string, r: unknown, dataDir: string): string | null {
-  if (!isAgentId(key)) return 'not a valid agent id';
+function recordProblem(key: string, r: unknown, dataDir: string, registry: RegistryKey): string | null {
+  if (!isAgentId(key)) return `not a valid ${registry === 'agents' ? 'agent' : 'user'} id`;
   if (!isObject(r)) return 'not an object';
   if (r.id !== key) return `id must be "${key}"`;
   if (!absolute(r.home)) return 'home must be an absolute path';
@@ -28,7 +27,8 @@ function recordProblem(key: string, r: unknown, dataDir: string): string | null 
   if (typeof r.createdAt !== 'string') return 'createdAt must be a timestamp';
   if (r.webhookToken !== undefined && (typeof r.webhookToken !== 'string' || !WEBHOOK_TOKEN_RE.test(r.webhookToken))) return 'webhookToken is malformed';
   try {
-    checkAgentRoots({ dataDir, agentId: key, home: r.home, allowedPaths: r.allowedPaths as string[] });
+    // The user wire has no default homes (behaviour.md §11): no stored user home inside the data directory.
+    checkAgentRoots({ dataDir, agentId: key, home: r.home, allowedPaths: r.allowedPaths as string[], defaultHomes: registry === 'agents' });
   } catch (err) {
     if (err instanceof LoomError) return err.detail ?? err.error;
     throw err;
@@ -37,7 +37,8 @@ function recordProblem(key: string, r: unknown, dataDir: string): string | null 
 }
 
 /**
- * The agent registry `<data>/agents.json` (behaviour.md §1.1) on lowdb. Held in a Map (agent ids
+ * The agent registry `<data>/agents.json` (behaviour.md §1.1) on lowdb; the user wire keeps its users
+ * in `<data>/users.json` under `users` (behaviour.md §11), so the two wires never share identities. Held in a Map (agent ids
  * such as `constructor` are user text). Every change is write-then-apply (issue 12, defect 5): the
  * next file content is built from a copy, written atomically, and only then becomes the registry,
  * so a failed write (EMFILE, ENOSPC) changes nothing in memory. Changes are serialised through one
@@ -47,26 +48,27 @@ export class LowAgentStore implements AgentStore {
   private agents: Map<string, AgentRecord>;
   private chain: Promise<void> = Promise.resolve();
 
-  private constructor(private readonly db: Low<AgentsFile>) {
-    this.agents = new Map(Object.entries(db.data.agents));
+  private constructor(private readonly db: Low<AgentsFile>, private readonly key: RegistryKey, records: Record<string, AgentRecord>) {
+    this.agents = new Map(Object.entries(records));
   }
 
   /** Open the registry file; an unreadable file or a malformed record throws RegistryReadError (the daemon stops). */
-  static async open(dataDir: string, file = 'agents.json'): Promise<LowAgentStore> {
+  static async open(dataDir: string, file = 'agents.json', key: RegistryKey = 'agents'): Promise<LowAgentStore> {
     const path = join(dataDir, file);
-    const db = new Low<AgentsFile>(new AtomicJsonFile<AgentsFile>(path), { version: 1, agents: {} });
+    const db = new Low<AgentsFile>(new AtomicJsonFile<AgentsFile>(path), { version: 1, [key]: {} });
     await db.read();
-    if (!isObject(db.data) || !isObject(db.data.agents)) throw new RegistryReadError(path, '"agents" must be an object');
-    for (const [key, r] of Object.entries(db.data.agents)) {
-      const problem = recordProblem(key, r, dataDir);
-      if (problem) throw new RegistryReadError(path, `agent "${key}": ${problem}`);
+    const records = isObject(db.data) ? db.data[key] : undefined;
+    if (!isObject(records)) throw new RegistryReadError(path, `"${key}" must be an object`);
+    for (const [id, r] of Object.entries(records)) {
+      const problem = recordProblem(id, r, dataDir, key);
+      if (problem) throw new RegistryReadError(path, `${key === 'agents' ? 'agent' : 'user'} "${id}": ${problem}`);
     }
-    return new LowAgentStore(db);
+    return new LowAgentStore(db, key, records);
   }
 
   /** An in-memory registry for contract tests. */
   static memory(): LowAgentStore {
-    return new LowAgentStore(new Low<AgentsFile>(new Memory<AgentsFile>(), { version: 1, agents: {} }));
+    return new LowAgentStore(new Low<AgentsFile>(new Memory<AgentsFile>(), { version: 1, agents: {} }), 'agents', {});
   }
 
   list(): AgentRecord[] {
@@ -92,7 +94,7 @@ export class LowAgentStore implements AgentStore {
     const run = this.chain.then(async () => {
       const next = new Map(this.agents);
       if (!change(next)) return;
-      await this.db.adapter.write({ version: 1, agents: Object.fromEntries(next) });
+      await this.db.adapter.write({ version: 1, [this.key]: Object.fromEntries(next) });
       this.agents = next;
     });
     this.chain = run.catch(() => undefined);

@@ -74,11 +74,12 @@ function clone(data: EnvData): EnvData {
 export class FileEnvStore implements EnvStore {
   private cache = new Map<string, Cached>();
 
-  constructor(private readonly dataDir: string) {}
+  /** `stateRoot` is the folder under the data directory that holds `<id>/state/` (`users` on the user wire, behaviour.md §11). */
+  constructor(private readonly dataDir: string, private readonly stateRoot = 'agents') {}
 
   /** Path of an agent's env file. */
   file(agentId: string): string {
-    return join(this.dataDir, 'agents', agentId, 'state', 'env.json');
+    return join(this.dataDir, this.stateRoot, agentId, 'state', 'env.json');
   }
 
   private load(agentId: string): Cached {

@@ -41,7 +41,8 @@ interface Loaded {
 }
 
 /**
- * The per-agent package registry `<data>/agents/<id>/state/packages.json` (behaviour.md §7.6) on
+ * The per-agent package registry `<data>/agents/<id>/state/packages.json` (behaviour.md §7.6; the
+ * user wire's `<data>/users/<id>/state/packages.json`, §11: the wires never share state) on
  * lowdb (LowSync over an atomic, 0600 adapter), loaded on first use and kept in memory. A file that
  * is not JSON throws RegistryReadError (the daemon stops at start-up: §1.1); records that are not
  * usable are skipped with a warning. Holds each agent's package lock.
@@ -50,11 +51,11 @@ export class FilePackageStore implements PackageStore {
   private readonly loaded = new Map<string, Loaded>();
   private readonly locks = new Map<string, Promise<void>>();
 
-  constructor(private readonly dataDir: string) {}
+  constructor(private readonly dataDir: string, private readonly stateRoot: 'agents' | 'users' = 'agents') {}
 
   /** Path of an agent's registry. */
   file(agentId: string): string {
-    return join(this.dataDir, 'agents', agentId, 'state', 'packages.json');
+    return join(this.dataDir, this.stateRoot, agentId, 'state', 'packages.json');
   }
 
   /** Load (once) and return an agent's registry. */

@@ -19,7 +19,7 @@ function resolves(program: Command, words: string[]): boolean {
   // A placeholder filled at run time (`loom ${near}`) cannot be judged here.
   if (words.some((w) => w.includes('${'))) return true;
   let i = 0;
-  while (words[i]?.startsWith('-') && words[i] !== '-') i += words[i] === '--port' || words[i] === '--agent' ? 2 : 1;
+  while (words[i]?.startsWith('-') && words[i] !== '-') i += words[i] === '--port' || words[i] === '--agent' || words[i] === '--wire' ? 2 : 1;
   if (i >= words.length) return true;
   let cmd = program.commands.find((c) => c.name() === words[i]);
   const arg = words[i + 1]?.replace(/^['"$]+/, '');

@@ -28,7 +28,7 @@ export async function startApp(opts: { clock?: Clock; memory?: boolean; env?: Re
   const port = (server.address() as { port: number }).port;
   return Object.assign(t, {
     c, server, port, dataDir, base: `http://127.0.0.1:${port}`,
-    client: (agentId?: string) => new LoomClient(`http://127.0.0.1:${port}`, agentId),
+    client: (agentId?: string) => new LoomClient(`http://127.0.0.1:${port}`, agentId, c.ctx.wire),
     async close() {
       await c.system.shutdown();
       await closeServer(server);

@@ -39,13 +39,13 @@ export interface RunningDaemon {
 }
 
 /**
- * Start the built daemon (`node dist/cli/main.js daemon`) on a free port with its own
+ * Start the built daemon (`node dist/cli/main.js daemon [args]`) on a free port with its own
  * SVC_DATA_DIR (a temp folder unless given) and wait for the ready line.
  */
-export async function startDaemon(opts: { dataDir?: string; env?: Record<string, string>; port?: number } = {}): Promise<RunningDaemon> {
+export async function startDaemon(opts: { dataDir?: string; env?: Record<string, string>; port?: number; args?: string[] } = {}): Promise<RunningDaemon> {
   const port = opts.port ?? (await freePort());
   const dataDir = opts.dataDir ?? tempDir();
-  const proc = spawn(process.execPath, [CLI, 'daemon'], {
+  const proc = spawn(process.execPath, [CLI, 'daemon', ...(opts.args ?? [])], {
     env: { ...process.env, SVC_PORT: String(port), SVC_DATA_DIR: dataDir, ...(opts.env ?? {}) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

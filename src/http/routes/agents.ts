@@ -1,23 +1,33 @@
 import type { Express } from 'express';
-import { parseAgentInput } from '../../domain/agentInput.js';
+import { parseRegistration } from '../../domain/agentInput.js';
+import type { AgentSummary } from '../../actors/system.js';
 import type { AppContext } from '../context.js';
 import { readJsonObject } from '../body.js';
 import { route } from '../route.js';
 
-/** GET/POST /agents, DELETE /agents/{id} (spec §4.3; behaviour.md §9.5). */
+/**
+ * The identity resource (spec §4.3; behaviour.md §9.5): GET/POST /agents, DELETE /agents/{id} — or
+ * /users on the user wire (behaviour.md §11), the same routes with the wire's path, body rules and
+ * field names.
+ */
 export function mountAgents(app: Express, ctx: AppContext): void {
-  route(app, '/agents', {
+  const { wire } = ctx;
+  route(app, wire.resource, {
     GET: (_req, res) => {
-      res.json({ agents: ctx.system.listAgents() });
+      res.json({ [wire.listField]: ctx.system.listAgents() satisfies AgentSummary[] });
     },
     POST: async (req, res) => {
-      const input = parseAgentInput(await readJsonObject(req));
-      res.json(await ctx.system.registerAgent(input));
+      const input = parseRegistration(wire, await readJsonObject(req));
+      const r = await ctx.system.registerAgent(input);
+      res.json({ [wire.idField]: r.id, home: r.home, created: r.created, ...r.extra });
     },
   });
-  route(app, '/agents/:id', {
+  route(app, `${wire.resource}/:id`, {
     DELETE: async (req, res) => {
-      res.json(await ctx.system.deleteAgent(String(req.params.id)));
+      const r = await ctx.system.deleteAgent(String(req.params.id));
+      const body: Record<string, unknown> = { [wire.idField]: r.id, deleted: r.deleted };
+      for (const k of wire.deleteCounts) body[k] = r.counts[k] ?? 0;
+      res.json(body);
     },
   });
 }

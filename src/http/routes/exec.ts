@@ -4,55 +4,58 @@ import type { LoomSystem } from '../../actors/system.js';
 import { LoomError } from '../../domain/errors.js';
 import { parseRequestId } from '../../domain/output.js';
 import { commandWord } from '../../domain/requestLog.js';
-import { parseTopic } from '../../domain/topic.js';
+import { headerRequired, parseWireTopic, unknownIdentity, wireHead, type WireDescription } from '../../domain/wire.js';
 import type { AppContext, FastPath } from '../context.js';
 import { readJsonObject } from '../body.js';
 import { renderError } from '../errors.js';
-import { hostOriginRefusal, setCors } from '../guard.js';
+import { corsHeaders, hostOriginRefusal, setCors } from '../guard.js';
 import { noteRequest } from '../requestLog.js';
-import { agentHeader, route } from '../route.js';
+import { identityHeader, route } from '../route.js';
 import { streamCommand } from '../sse.js';
 
 /**
  * POST /exec (spec §4.7; behaviour.md §9.4 check order): validate, submit to the topic, stream its
- * events. Throws LoomError for the error renderer.
+ * events — with the wire's identity header, topic grammar and head field (behaviour.md §11).
+ * Throws LoomError for the error renderer.
  */
-export async function handleExec(system: LoomSystem, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const agentId = agentHeader(req);
-  if (agentId === undefined) throw new LoomError(400, 'X-Agent-Id header required');
-  if (!system.hasAgent(agentId)) throw new LoomError(401, `Unknown agent: ${agentId}`);
+export async function handleExec(system: LoomSystem, wire: WireDescription, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const agentId = identityHeader(req, wire);
+  if (agentId === undefined) throw new LoomError(400, headerRequired(wire));
+  if (!system.hasAgent(agentId)) throw new LoomError(401, unknownIdentity(wire, agentId));
   const body = await readJsonObject(req, 'Invalid JSON body — expected {"cmd": "/…", "topic": "…"}');
   // Only the header is trimmed (behaviour.md §2.1): a body keeps its trailing newline.
   const cmd = typeof body.cmd === 'string' ? body.cmd.trimStart() : '';
   if (cmd.trim() === '') throw new LoomError(400, 'Empty command — provide a non-empty "cmd"');
   if (!cmd.startsWith('/')) throw new LoomError(400, 'Command must start with /');
   if (body.topic === undefined || body.topic === null) throw new LoomError(400, 'topic required');
-  const ref = parseTopic(body.topic);
+  const ref = parseWireTopic(wire, body.topic);
   if (!ref) throw new LoomError(400, `Invalid topic: ${String(body.topic)}`);
   const requestId = parseRequestId(body.request_id);
   noteRequest(res, { topic: ref.topic, command: commandWord(cmd), request_id: requestId });
-  await streamCommand(res, { submit: (listener) => system.submit({ agentId, ref, cmd, requestId, via: 'exec' }, listener) });
+  await streamCommand(res, { submit: (listener) => system.submit({ agentId, ref, cmd, requestId, via: 'exec' }, listener) }, (head) => wireHead(wire, head));
 }
 
 /** Other methods on /exec, and POST /exec spelled in ways only Express matches (`/EXEC`, `/exec/`). */
 export function mountExec(app: Express, ctx: AppContext): void {
-  route(app, '/exec', { POST: (req, res) => handleExec(ctx.system, req, res) });
+  route(app, '/exec', { POST: (req, res) => handleExec(ctx.system, ctx.wire, req, res) });
 }
 
 /**
  * POST /exec before Express (the daemon's hot path, bench/exec): the same handler, behind the app's
- * one Host/Origin guard, with the CORS headers every response carries and the one error renderer.
- * Only the exact target `/exec` (query allowed) is taken; anything else goes to the app.
+ * one Host/Origin guard, with the CORS headers every response carries (the wire's identity header)
+ * and the one error renderer. Only the exact target `/exec` (query allowed) is taken; anything else
+ * goes to the app.
  */
-export function execFastPath(system: LoomSystem, allowedOrigins: readonly string[]): FastPath {
+export function execFastPath(system: LoomSystem, wire: WireDescription, allowedOrigins: readonly string[]): FastPath {
+  const cors = corsHeaders(wire.header);
   return (req, res) => {
     if (req.method !== 'POST') return false;
     const url = req.url ?? '';
     if (url !== '/exec' && !url.startsWith('/exec?')) return false;
-    setCors(res);
+    setCors(res, cors);
     const refusal = hostOriginRefusal(req, allowedOrigins);
     if (refusal) renderError(req, res, refusal);
-    else handleExec(system, req, res).catch((err: unknown) => renderError(req, res, err));
+    else handleExec(system, wire, req, res).catch((err: unknown) => renderError(req, res, err));
     return true;
   };
 }

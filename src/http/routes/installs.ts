@@ -1,13 +1,14 @@
 import type { Express, Request } from 'express';
 import { LoomError } from '../../domain/errors.js';
 import type { AppContext } from '../context.js';
-import { agentHeader, route } from '../route.js';
+import { headerRequired, unknownIdentity } from '../../domain/wire.js';
+import { identityHeader, route } from '../route.js';
 
-/** The agent named by `X-Agent-Id`: 400 without it, 401 when it is not registered (as /exec). */
+/** The agent named by `X-Agent-Id` (`X-User-Id` on the user wire): 400 without it, 401 when it is not registered (as /exec). */
 function agentOf(req: Request, ctx: AppContext): string {
-  const agentId = agentHeader(req);
-  if (!agentId) throw new LoomError(400, 'X-Agent-Id header required');
-  if (!ctx.system.hasAgent(agentId)) throw new LoomError(401, `Unknown agent: ${agentId}`);
+  const agentId = identityHeader(req, ctx.wire);
+  if (!agentId) throw new LoomError(400, headerRequired(ctx.wire));
+  if (!ctx.system.hasAgent(agentId)) throw new LoomError(401, unknownIdentity(ctx.wire, agentId));
   return agentId;
 }
 
@@ -25,14 +26,14 @@ export function installsRoute(app: Express, ctx: AppContext): void {
       const agentId = agentOf(req, ctx);
       const want = typeof req.query.request_id === 'string' ? req.query.request_id : undefined;
       const installs = ctx.system.installs(agentId).filter((i) => want === undefined || i.request_id === want);
-      res.json({ agent_id: agentId, installs });
+      res.json({ [ctx.wire.idField]: agentId, installs });
     },
   });
   route(app, '/packages', {
     GET: (req, res) => {
       const agentId = agentOf(req, ctx);
       const packages = ctx.system.services.packages.list(agentId).map(({ installId: _id, ...rest }) => rest);
-      res.json({ agent_id: agentId, packages });
+      res.json({ [ctx.wire.idField]: agentId, packages });
     },
   });
 }

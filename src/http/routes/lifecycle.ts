@@ -1,16 +1,23 @@
 import type { Express } from 'express';
 import { FIELD_FILE_BYTES, FS_MAX_BYTES, REQUEST_BODY_BYTES, WEBHOOK_BODY_BYTES } from '../../domain/limits.js';
+import type { LimitName } from '../../domain/wire.js';
 import type { AppContext } from '../context.js';
 import { route } from '../route.js';
 
 /** GET /health, GET /describe, POST /shutdown (spec §4.6a, §4.9; behaviour.md §9.3). */
 export function mountLifecycle(app: Express, ctx: AppContext): void {
+  const { wire } = ctx;
   route(app, '/health', {
     GET: (_req, res) => {
       const { agents, sessions } = ctx.system.counts();
-      res.json({ ok: true, agents, sessions });
+      res.json({ ok: true, [wire.listField]: agents, sessions });
     },
   });
+  // The values of every /describe limit; the wire says which it shows (behaviour.md §9.3, §11).
+  const limits: Record<LimitName, number> = {
+    'fs.max_bytes': FS_MAX_BYTES, request_body_bytes: REQUEST_BODY_BYTES, webhook_body_bytes: WEBHOOK_BODY_BYTES,
+    queue_max: ctx.system.limits.max, queue_wait_ms: ctx.system.limits.waitMs, field_file_bytes: FIELD_FILE_BYTES,
+  };
   route(app, '/describe', {
     GET: (_req, res) => {
       const { info } = ctx.system.services;
@@ -18,11 +25,7 @@ export function mountLifecycle(app: Express, ctx: AppContext): void {
         name: 'loom', version: info.version, protocol: '0.1', wire: info.wire,
         instance: { role: info.role, label: info.label },
         capabilities: ctx.system.describeCapabilities(),
-        limits: {
-          'fs.max_bytes': FS_MAX_BYTES, request_body_bytes: REQUEST_BODY_BYTES, webhook_body_bytes: WEBHOOK_BODY_BYTES,
-          queue_max: ctx.system.limits.max, queue_wait_ms: ctx.system.limits.waitMs,
-          field_file_bytes: FIELD_FILE_BYTES,
-        },
+        limits: Object.fromEntries(wire.limits.map((name) => [name, limits[name]])),
       });
     },
   });
