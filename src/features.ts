@@ -3,6 +3,7 @@ import { bashFeature } from './features/bash.js';
 import { capabilitiesFeature } from './features/capabilities.js';
 import { documentsFeature } from './features/documents.js';
 import { eventsFeature } from './features/events.js';
+import { inspectorFeature } from './features/inspector.js';
 import { installFeature } from './features/install.js';
 import { mcpFeature } from './features/mcp.js';
 import { tracesFeature } from './features/traces.js';
@@ -22,6 +23,7 @@ export const features: Feature[] = [
   installFeature,
   bashFeature,
   tracesFeature,
+  inspectorFeature,
 ];
 
 /**

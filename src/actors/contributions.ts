@@ -1,3 +1,4 @@
+import type { AnyStateMachine } from 'xstate';
 import type { Command, CommandFallback, FeatureServices, HubPage } from '../commands/types.js';
 import type { AgentInput } from '../domain/agentInput.js';
 import type { AgentRecord } from '../domain/ports.js';
@@ -38,6 +39,13 @@ export interface SystemContribution {
    * revoked): the feature's own I/O (inbox, streams). Returns counts to add to the response.
    */
   onDelete?(agentId: string): Promise<DeleteStepCounts | void> | DeleteStepCounts | void;
+  /**
+   * The state inspector's agent fields (behaviour.md §13.2: `events`, `capabilities`): public values
+   * only, never a secret, token, value or text (§13.4).
+   */
+  inspectAgent?(agentId: string): Record<string, unknown>;
+  /** Machines of the feature's actors, for GET /inspect/machines (install, shell). */
+  machines?: AnyStateMachine[];
   /** The work of install actors (the install feature's; spec §3 Package install). */
   installer?: InstallEffects;
   /** Daemon shutdown (behaviour.md §1.1): end streams, close logs. */

@@ -3,6 +3,7 @@ import { errorMessage } from '../domain/errors.js';
 import type { CommandEvent } from '../domain/ticket.js';
 import type { DaemonActor } from './tree.js';
 import { describeActor, InspectionSerialiser, type InspectorMessage, type LiveActor } from './inspectionMessages.js';
+import { RecentCommands } from './recentCommands.js';
 
 export type { InspectorMessage, LiveActor } from './inspectionMessages.js';
 
@@ -26,6 +27,8 @@ export type InspectionObserver = (event: InspectionEvent) => void;
 export class Inspection {
   private readonly commandObservers = new Set<(ev: CommandEvent) => void>();
   private readonly intakeObservers = new Set<(ev: IntakeEvent) => void>();
+  /** The last commands of every topic (behaviour.md §13.2 `recent`), kept even while nobody watches. */
+  readonly recent = new RecentCommands();
 
   constructor(private readonly root: DaemonActor) {}
 
@@ -50,8 +53,12 @@ export class Inspection {
     return () => this.commandObservers.delete(listener);
   }
 
-  /** Called by the topics (one `actor.on('*')` each): forwards to the command observers, if any. */
-  command(ev: CommandEvent): void {
+  /**
+   * Called by the topics (one `actor.on('*')` each, `topicId` its system id): records finished and
+   * refused commands, forwards to the command observers, if any.
+   */
+  command(topicId: string, ev: CommandEvent): void {
+    this.recent.record(topicId, ev);
     for (const l of this.commandObservers) {
       try {
         l(ev);

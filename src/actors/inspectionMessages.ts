@@ -47,7 +47,7 @@ function machineOf(ref: AnyActorRef): string | null {
 }
 
 /** The public form of a ticket (cmd redacted, body never). */
-function ticketView(t: Ticket, now: number, waitMs?: number): Record<string, unknown> {
+export function ticketView(t: Ticket, now: number, waitMs?: number): Record<string, unknown> {
   const base = { ticket: t.id, cmd: redactCommand(t.cmd), request_id: t.requestId, via: t.via };
   if (t.startedAt !== null) return { ...base, started_at: iso(t.startedAt), elapsed_ms: now - t.startedAt };
   return { ...base, queued_at: iso(t.queuedAt), waited_ms: now - t.queuedAt, ...(waitMs !== undefined ? { expires_in_ms: Math.max(0, t.queuedAt + waitMs - now) } : {}) };
@@ -57,7 +57,7 @@ function ticketView(t: Ticket, now: number, waitMs?: number): Record<string, unk
  * The `shell` entry of a topic (behaviour.md §13.2): state, pid and displayed cwd of its shell;
  * `none` for a bash topic without one, null outside bash topics. Never the command text.
  */
-function shellEntry(topicType: string, shell: AnyActorRef | undefined): Record<string, unknown> | null {
+export function shellEntry(topicType: string, shell: AnyActorRef | undefined): Record<string, unknown> | null {
   if (topicType !== 'bash') return null;
   if (!shell) return { state: 'none', pid: null, cwd: null };
   const snap = shell.getSnapshot() as Snap;

@@ -21,6 +21,8 @@ import { killAll } from '../effects/processes.js';
 import { disposeSession, guarded, runTicket, type Submission, type TicketListener } from './commandRun.js';
 import type { SystemContribution } from './contributions.js';
 import { Inspection } from './inspection.js';
+import { inspectionSnapshot, type InspectionSnapshot } from './inspectionSnapshot.js';
+import { CORE_MACHINES, machineCatalogue, type MachineView } from './machineCatalogue.js';
 import { createTree, warn, type AgentRef, type CapabilityRef, type DaemonActor, type InstallEffects, type InstallRef, type ShellRef, type TopicRef, type WebhookRef } from './tree.js';
 
 export type { Submission, TicketListener } from './commandRun.js';
@@ -131,6 +133,21 @@ export class LoomSystem {
     const core = { describe: {}, [this.wire.listField]: {}, sessions: {}, exec: {} };
     if (!this.wire.featureCapabilities) return core;
     return Object.assign(core, ...this.contributions.map((c) => c.describe ?? {}));
+  }
+
+  // ---- state inspector (behaviour.md §13) -----------------------------------------------------
+
+  /** The snapshot of behaviour.md §13.2, read from the tree now. */
+  inspectState(): InspectionSnapshot {
+    return inspectionSnapshot({
+      root: this.root, info: this.deps.info, clock: this.deps.clock, agents: this.deps.agents, recent: this.inspection.recent,
+      agentExtras: (id) => Object.assign({}, ...this.contributions.map((c) => c.inspectAgent?.(id) ?? {})),
+    });
+  }
+
+  /** GET /inspect/machines: every machine of the tree, read from the definitions. */
+  machines(): Record<string, MachineView> {
+    return machineCatalogue([...CORE_MACHINES, ...this.contributions.flatMap((c) => c.machines ?? [])]);
   }
 
   // ---- agents (spec §4.3) -------------------------------------------------------------------
@@ -266,6 +283,7 @@ export class LoomSystem {
     if (!actor) throw new Error(`agent ${agentId} could not open topic ${ref.topic}`);
     // One subscription per topic: each ticket's caller gets its events, and the trace recorder and
     // the inspector see every command event (behaviour.md §13.3).
+    const systemId = topicSystemId(agentId, ref.topic);
     const listeners = new Map<string, TicketListener>();
     this.tickets.set(actor, listeners);
     actor.on('*', (ev) => {
@@ -274,8 +292,9 @@ export class LoomSystem {
         if (ev.type === 'command.finished' || ev.type === 'command.refused') listeners.delete(ev.ticket.id);
         guarded(l, ev);
       }
-      this.inspection.command(ev);
+      this.inspection.command(systemId, ev);
     });
+    actor.subscribe({ complete: () => this.inspection.recent.forget(systemId), error: () => this.inspection.recent.forget(systemId) });
     return actor;
   }
 

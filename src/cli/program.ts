@@ -5,6 +5,7 @@ import { capabilityCli } from './capability.js';
 import type { CliModule } from './common.js';
 import { daemonCli } from './daemon.js';
 import { eventCommands } from './event.js';
+import { inspectCli } from './inspect.js';
 import { installCli } from './install.js';
 import { logsCli } from './logs.js';
 import { mcpCli } from './mcp.js';
@@ -27,6 +28,7 @@ export const cliModules: CliModule[] = [
   mcpCli,
   traceCli,
   replayCli,
+  inspectCli,
 ];
 
 /** The one-command form, exit codes and first examples (behaviour.md §2.13: listed in `loom --help`). */

@@ -1,6 +1,9 @@
 import { TOOL_NAME } from '../domain/mcpTool.js';
+import type { InspectorSnapshot } from './inspector.js';
 import { SseParser, type SseEvent } from './sse.js';
 import { WIRES, isWireName, type WireDescription, type WireName } from '../domain/wire.js';
+
+export type { InspectorSnapshot, SnapshotAgent, SnapshotTicket, SnapshotTopic } from './inspector.js';
 
 export { SseParser, type SseEvent };
 
@@ -206,6 +209,8 @@ export class LoomClient {
   webhook(agentId: string, rotate = false) { return this.json<{ agent_id: string; webhook_url: string }>(rotate ? 'POST' : 'GET', `/agents/${encodeURIComponent(agentId)}/webhook`); }
   mintCapability(spec: Record<string, unknown>) { return this.json<Record<string, unknown>>('POST', '/capabilities', spec); }
   listCapabilities(agentId?: string) { return this.json<{ capabilities: Array<Record<string, unknown>> }>('GET', `/capabilities${agentId ? `?agent_id=${encodeURIComponent(agentId)}` : ''}`); }
+  /** GET /inspect/state: the state inspector's snapshot (behaviour.md §13.2). */
+  inspectState() { return this.json<InspectorSnapshot>('GET', '/inspect/state'); }
   /** The inbox as JSON (beyond spec: `GET /agents/{id}/events`), newest first; pending only unless `all`. */
   events(agentId: string, all = false) { return this.json<{ agent_id: string; pending: number; acked: number; events: EventJson[] } & { error?: string }>('GET', `/agents/${encodeURIComponent(agentId)}/events${all ? '?all=1' : ''}`); }
   event(agentId: string, eventId: string) { return this.json<EventJson & { error?: string }>('GET', `/agents/${encodeURIComponent(agentId)}/events/${encodeURIComponent(eventId)}`); }

@@ -49,6 +49,8 @@ export const SESSION_VAR_BYTES = 1048576;
 export const PERSISTENT_VAR_BYTES = 65536;
 /** behaviour.md §1.2: request_id length. */
 export const REQUEST_ID_MAX = 256;
+/** behaviour.md §13.1: an inspector WebSocket client whose send buffer exceeds this is closed (code 1013). */
+export const INSPECTOR_WS_BUFFER_BYTES = 1048576;
 /** behaviour.md §14.2 (chosen here): shorter values are not replaced in answers (they would hit ordinary words). */
 export const TRACE_SECRET_MIN_CHARS = 4;
 /** behaviour.md §14.1 (chosen here): traces recording at once; one more is refused with 429. */

@@ -1,5 +1,6 @@
 import { BashShells } from '../actors/shells.js';
 import { ptyAvailable } from '../effects/shellTransport.js';
+import { shellMachine } from '../machines/shell.js';
 import type { Feature } from './types.js';
 
 /**
@@ -14,6 +15,8 @@ export const bashFeature: Feature = ({ system }) => {
   return {
     services: { bash: shells },
     describe: ptyAvailable() ? { 'bash-pty': {} } : {},
+    // GET /inspect/machines draws the shell machine from its definition (behaviour.md §13.1).
+    machines: [shellMachine],
     onShutdown: () => shells.shutdown(),
   };
 };

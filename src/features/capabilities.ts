@@ -42,6 +42,12 @@ export const capabilitiesFeature: Feature = async ({ system, info, clock, allowe
         return spec ? { capability: await service.mint(agent.id, spec) } : {};
       },
     },
+    // The inspector's rows (behaviour.md §13.2): ids, scope, state and expiry; never a secret or its hash.
+    inspectAgent: (agentId) => ({
+      capabilities: service.list(agentId).map((c) => ({
+        token_id: c.token_id, path_prefix: c.path_prefix, verbs: c.verbs, state: c.state, single_use: c.single_use, expires_at: c.expires_at,
+      })),
+    }),
     // The agent's actor has revoked its live capabilities; their records reach the disk here.
     onDelete: () => service.settled(),
     fastPaths: [fsFastPath(fsDeps, allowedOrigins)],

@@ -30,6 +30,11 @@ export const eventsFeature: Feature = async ({ system, agents, clock, info }) =>
     services: { events },
     describe: { 'agent-webhooks': {}, events: {}, 'event-stream': { ping_ms: EVENT_PING_MS } },
     onRegister: { apply: async (agent, input) => (input.webhook ? { webhook_url: await events.showWebhook(agent.id) } : {}) },
+    // The inspector shows counts only, never an event's text (behaviour.md §13.2, §13.4).
+    inspectAgent: (agentId) => {
+      const { pending, acked } = inbox.list(agentId, { all: false, limit: 0 });
+      return { events: { pending, acked, streams: streams.count(agentId) } };
+    },
     onDelete: (agentId) => events.deleteAgent(agentId),
     onShutdown: () => events.shutdown(),
     routes: [webhookRoutes(events), eventStreamRoute(streams), eventsJsonRoutes(events)],

@@ -2,6 +2,7 @@ import { Installs } from '../actors/installs.js';
 import { installCommands } from '../commands/install.js';
 import { INSTALL_FILE_BYTES, INSTALL_MAX_FILES, INSTALL_TOTAL_BYTES } from '../domain/limits.js';
 import { installsRoute } from '../http/routes/installs.js';
+import { installMachine } from '../machines/install.js';
 import { FilePackageStore } from '../stores/packages.js';
 import { WIRES } from '../domain/wire.js';
 import type { Feature } from './types.js';
@@ -42,5 +43,7 @@ export const installFeature: Feature = ({ system, agents, clock, info, githubApi
     },
     onDelete: (agentId) => { store.forget(agentId); },
     routes: [installsRoute],
+    // GET /inspect/machines draws the install machine from its definition (behaviour.md §13.1).
+    machines: [installMachine],
   };
 };

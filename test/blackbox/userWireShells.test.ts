@@ -85,7 +85,8 @@ describe('user wire, bash:<name> topics run persistent shells (behaviour.md §8.
   it('when the user is deleted, then their shells and everything the shells started are gone', async () => {
     expect(await body('bash:a', '/exec sleep 1000 & echo started')).toBe('exit: 0 | cwd: ~\n---\nstarted');
     expect(await body('bash:b', '/exec sleep 1000 & echo started')).toBe('exit: 0 | cwd: ~\n---\nstarted');
-    expect(userProcesses(user).filter((p) => p.cmd === 'sleep 1000')).toHaveLength(2);
+    // The background job may not have exec'd `sleep` yet when the shell answers: wait for both.
+    await waitFor(() => userProcesses(user).filter((p) => p.cmd === 'sleep 1000').length === 2, 5000);
     const del = await c.deleteAgent(user);
     expect(del.status).toBe(200);
     expect(del.body).toEqual({ user_id: user, deleted: true, disposed_sessions: 4 });

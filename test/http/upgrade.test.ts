@@ -58,9 +58,9 @@ describe('HTTP upgrade hook (behaviour.md §9.2, §13.1)', () => {
   });
 
   it('when a loopback upgrade names a path with no handler, then 404 Not found after the checks', async () => {
-    const r = parse(await rawUpgrade({ Host: '127.0.0.1' }, '/inspect/ws?x=1'));
+    const r = parse(await rawUpgrade({ Host: '127.0.0.1' }, '/no-such/ws?x=1'));
     expect(r.status).toBe('HTTP/1.1 404 Not Found');
-    expect(JSON.parse(r.body)).toEqual({ error: 'Not found: GET /inspect/ws' });
+    expect(JSON.parse(r.body)).toEqual({ error: 'Not found: GET /no-such/ws' });
   });
 
   it('when a WebSocket client with a foreign Origin connects, then it gets 403 and never opens', async () => {

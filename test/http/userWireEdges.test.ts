@@ -61,18 +61,18 @@ describe('row "CORS": Content-Type, X-User-Id', () => {
     expect(r.headers).toMatchObject(CORS);
   });
 
-  it('a refused HTTP upgrade carries them too (404: the user wire has no upgrade route)', async () => {
+  it('a refused HTTP upgrade carries them too (404: a path with no upgrade handler)', async () => {
     const answer = await new Promise<string>((resolve, reject) => {
       const s = connect(t.port, '127.0.0.1');
       let got = '';
       s.on('data', (d) => { got += d.toString('latin1'); });
       s.on('close', () => resolve(got));
       s.on('error', reject);
-      s.write('GET /inspect/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n');
+      s.write('GET /no-such/ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n');
     });
     expect(answer.split('\r\n')[0]).toBe('HTTP/1.1 404 Not Found');
     expect(answer).toContain('\r\nAccess-Control-Allow-Headers: Content-Type, X-User-Id\r\n');
-    expect(answer.endsWith('{"error":"Not found: GET /inspect/ws"}')).toBe(true);
+    expect(answer.endsWith('{"error":"Not found: GET /no-such/ws"}')).toBe(true);
   });
 
   it('the /exec stream and the OPTIONS preflight carry them too', async () => {

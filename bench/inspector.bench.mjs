@@ -1,0 +1,131 @@
+// bench/inspector: what the state inspector costs on the /exec hot path (behaviour.md §13: "costs
+// nothing while nobody watches"). The load of bench/exec (POST /exec /help, 16 connections over 16
+// topics, autocannon keep-alive) against, in the same run and alternating round by round:
+//   before     the daemon built without the inspector (this source with inspectorFeature left out of
+//              src/features.ts; BENCH_BEFORE=<git rev> builds that revision instead)
+//   unwatched  this daemon, no inspector client attached              (target: within 3 % of before)
+//   watched    the same daemon process with the inspector page open in headless Debian chromium,
+//              rendering the live feed                                  (target: within 15 % of before)
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { chromium } from 'playwright-core';
+import { median, root, startDaemon, writeResult } from './common.mjs';
+
+const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const CONNECTIONS = 16;
+const CHROMIUM = process.env.CHROMIUM ?? '/usr/bin/chromium';
+
+/** Build the "before" daemon into bench/.tmp/before; returns its CLI entry. */
+function buildBefore() {
+  const dir = join(root, 'bench', '.tmp', 'before');
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  const rev = process.env.BENCH_BEFORE;
+  if (rev) {
+    const tar = execFileSync('git', ['-C', root, 'archive', rev, 'src', 'package.json', 'tsconfig.json', 'tsconfig.build.json'], { maxBuffer: 1 << 28 });
+    execFileSync('tar', ['-x', '-C', dir], { input: tar });
+  } else {
+    for (const f of ['src', 'web', 'package.json', 'tsconfig.json', 'tsconfig.build.json']) cpSync(join(root, f), join(dir, f), { recursive: true });
+    const file = join(dir, 'src', 'features.ts');
+    const text = readFileSync(file, 'utf8');
+    const stripped = text.replace(/^import \{ inspectorFeature \}.*\n/m, '').replace(/^\s*inspectorFeature,\n/m, '');
+    if (stripped === text || stripped.includes('inspectorFeature')) throw new Error('could not leave the inspector out of src/features.ts');
+    writeFileSync(file, stripped);
+  }
+  // Same dependencies and native helper as this checkout.
+  symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
+  if (existsSync(join(root, 'build'))) symlinkSync(join(root, 'build'), join(dir, 'build'));
+  execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(dir, 'tsconfig.build.json')], { stdio: 'inherit' });
+  return { root: dir, label: rev ? `git ${rev}` : 'this source without inspectorFeature' };
+}
+
+function load(base) {
+  let n = 0;
+  return autocannon({
+    url: `${base}/exec`, connections: CONNECTIONS, duration: DURATION, method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-Agent-Id': 'bench' },
+    setupClient: (client) => { const topic = `t${n++ % CONNECTIONS}`; client.setBody(JSON.stringify({ cmd: '/help', topic })); },
+  });
+}
+
+async function register(base) {
+  const r = await fetch(`${base}/agents`, { method: 'POST', body: JSON.stringify({ agent_id: 'bench' }) });
+  if (r.status !== 200 && r.status !== 201) throw new Error(`POST /agents: ${r.status}`);
+}
+
+const before = buildBefore();
+const old = await startDaemon({}, [], { root: before.root });
+const now = await startDaemon();
+await register(old.base);
+await register(now.base);
+
+const profile = mkdtempSync(join(tmpdir(), 'loom-bench-chromium-'));
+const browser = await chromium.launchPersistentContext(profile, {
+  executablePath: CHROMIUM, headless: true, viewport: { width: 1280, height: 900 },
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+});
+const page = browser.pages()[0] ?? (await browser.newPage());
+
+/** Open the inspector on the current daemon and wait until it is live. */
+async function attach() {
+  await page.goto(`${now.base}/inspect`);
+  await page.waitForSelector('#conn[data-conn="live"]');
+}
+/** Leave the page: its WebSocket closes, the daemon stops observing. */
+async function detach() {
+  await page.goto('about:blank');
+}
+
+const targets = {
+  before: () => load(old.base),
+  unwatched: () => load(now.base),
+  watched: async () => {
+    await attach();
+    const r = await load(now.base);
+    // The page kept up: it shows the 16 topics it was fed during the round.
+    r.topicsShown = await page.locator('article.topic').count();
+    await detach();
+    return r;
+  },
+};
+for (const run of Object.values(targets)) await run();
+const runs = { before: [], unwatched: [], watched: [] };
+const loads = [];
+for (let r = 0; r < ROUNDS; r++) {
+  for (const [k, run] of Object.entries(targets)) runs[k].push(await run());
+  loads.push(loadavg()[0]);
+}
+await browser.close();
+rmSync(profile, { recursive: true, force: true });
+await old.stop();
+await now.stop();
+
+const rps = (k) => runs[k].map((r) => r.requests.average);
+const ratios = (k) => runs[k].map((r, i) => r.requests.average / runs.before[i].requests.average);
+const pct = (x) => `${(100 * x).toFixed(1)} %`;
+const perRound = runs.before.map((b, i) => `| ${i + 1} | ${Math.round(b.requests.average)} | ${Math.round(runs.unwatched[i].requests.average)} | ${Math.round(runs.watched[i].requests.average)} | ${pct(ratios('unwatched')[i])} | ${pct(ratios('watched')[i])} | ${runs.watched[i].topicsShown} | ${loads[i].toFixed(2)} |`).join('\n');
+const row = (name, k) => `| ${name} | ${Math.round(median(rps(k)))} | ${median(runs[k].map((r) => r.latency.p50))} | ${median(runs[k].map((r) => r.latency.p99))} | ${runs[k].reduce((a, r) => a + r.non2xx + r.errors, 0)} |`;
+const unwatched = median(ratios('unwatched'));
+const watched = median(ratios('watched'));
+writeResult('inspector', 'State inspector cost on POST /exec (/help, 16 connections, 16 topics)', `
+${ROUNDS} rounds of ${DURATION} s per variant, alternating, after a discarded warm-up run of each; autocannon
+(this process), HTTP/1.1 keep-alive. "before": ${before.label}. "unwatched" and "watched" are the same daemon
+process; "watched" has the inspector page open in headless chromium (${CHROMIUM}) for the whole round.
+
+| round | before req/s | unwatched req/s | watched req/s | unwatched / before | watched / before | topics on the page | load avg |
+|---|---|---|---|---|---|---|---|
+${perRound}
+
+| variant | req/s (median) | p50 ms | p99 ms | non-2xx + errors |
+|---|---|---|---|---|
+${row('before (no inspector)', 'before')}
+${row('inspector, nobody watching', 'unwatched')}
+${row('inspector, one page attached', 'watched')}
+
+Unwatched: **${pct(unwatched)}** of before (target ≥ 97 %); one page attached: **${pct(watched)}** of before
+(target ≥ 85 %); medians of the per-round ratios.
+`);

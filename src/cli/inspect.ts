@@ -1,0 +1,104 @@
+import { spawn } from 'node:child_process';
+import type { InspectorSnapshot } from '../client/index.js';
+import { DaemonUnreachable } from '../client/index.js';
+import { client, examples, globals, guard, type CliParts, type GlobalOpts } from './common.js';
+import { renderTop } from './topView.js';
+
+/** behaviour.md §13.6: `loom top` redraws twice a second. */
+const TOP_REFRESH_MS = 500;
+
+/** The inspector page of the configured daemon. */
+const pageUrl = (opts: GlobalOpts) => `${client(opts, false).baseUrl}/inspect`;
+
+/** Open a URL with the desktop's opener; resolves false when there is none. */
+function openInBrowser(url: string): Promise<boolean> {
+  const cmd = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
+  return new Promise((resolve) => {
+    const child = spawn(cmd, [url], { stdio: 'ignore', detached: true });
+    child.once('error', () => resolve(false));
+    child.once('spawn', () => { child.unref(); resolve(true); });
+  });
+}
+
+/** `loom inspect [--open] [--json]` (behaviour.md §13.6). */
+async function inspect(opts: GlobalOpts, o: { open?: boolean }): Promise<number> {
+  const c = client(opts, false);
+  const r = await c.inspectState();
+  if (r.status !== 200) throw new Error(`GET /inspect/state answered HTTP ${r.status}`);
+  if (opts.json) {
+    process.stdout.write(`${JSON.stringify(r.body, null, 2)}\n`);
+    return 0;
+  }
+  const url = pageUrl(opts);
+  process.stdout.write(`${url}\n`);
+  if (o.open && !(await openInBrowser(url))) process.stderr.write('loom: no browser opener found (xdg-open); open the URL above by hand\n');
+  return 0;
+}
+
+/** Fetch one snapshot; a daemon that went away is a problem to show, not a crash. */
+async function poll(opts: GlobalOpts): Promise<{ snapshot: InspectorSnapshot | null; problem?: string }> {
+  try {
+    const r = await client(opts, false).inspectState();
+    return r.status === 200 ? { snapshot: r.body } : { snapshot: null, problem: `GET /inspect/state answered HTTP ${r.status}` };
+  } catch (err) {
+    if (err instanceof DaemonUnreachable) return { snapshot: null, problem: 'daemon not reachable; retrying (start it with: loom start)' };
+    throw err;
+  }
+}
+
+/**
+ * `loom top` (behaviour.md §13.6): the inspector's snapshot as a live terminal view, redrawn twice a
+ * second on the alternate screen; `q` (or Ctrl-C) quits. Without a terminal it prints one frame.
+ */
+async function top(opts: GlobalOpts): Promise<number> {
+  const out = process.stdout;
+  const url = pageUrl(opts);
+  const frame = async () => {
+    const { snapshot, problem } = await poll(opts);
+    return renderTop(snapshot, { width: out.columns || 100, url, problem });
+  };
+  if (!out.isTTY || !process.stdin.isTTY) {
+    const first = await poll(opts);
+    if (!first.snapshot) throw new DaemonUnreachable(first.problem ?? 'no snapshot');
+    out.write(`${renderTop(first.snapshot, { width: out.columns || 100, url, color: false }).join('\n')}\n`);
+    return 0;
+  }
+  out.write('\x1b[?1049h\x1b[?25l');
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const done = new Promise<void>((resolve) => {
+    process.stdin.setRawMode(true);
+    process.stdin.resume();
+    process.stdin.on('data', (d: Buffer) => {
+      const key = d.toString();
+      if (key === 'q' || key === 'Q' || key === '\x03') resolve();
+    });
+  });
+  const draw = async () => {
+    const lines = await frame();
+    if (stopped) return;
+    out.write(`\x1b[H\x1b[2J${lines.slice(0, Math.max(1, (out.rows || 40) - 1)).join('\n')}\n`);
+    timer = setTimeout(() => void draw(), TOP_REFRESH_MS);
+  };
+  await draw();
+  await done;
+  stopped = true;
+  clearTimeout(timer);
+  process.stdin.setRawMode(false);
+  process.stdin.pause();
+  out.write('\x1b[?25h\x1b[?1049l');
+  return 0;
+}
+
+/** `loom inspect` and `loom top`: the state inspector from the shell (behaviour.md §13.6). */
+export function inspectCli({ program }: CliParts): void {
+  examples(program.command('inspect')
+    .description('Print the URL of the state inspector page (--open opens it; --json prints the snapshot)')
+    .option('--open', 'open the inspector page in the browser'), [
+    'loom inspect', 'loom inspect --open', 'loom inspect --json   # agents, topics, queues (GET /inspect/state)',
+  ]).action((o: { open?: boolean }) => guard(globals(program), () => inspect(globals(program), o)));
+  examples(program.command('top')
+    .description('Live terminal view of agents, topics, running and waiting commands (q quits)'), [
+    'loom top', 'loom --port 3924 top',
+  ]).action(() => guard(globals(program), () => top(globals(program))));
+}

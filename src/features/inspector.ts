@@ -1,0 +1,26 @@
+import { INSPECTOR_WS_BUFFER_BYTES } from '../domain/limits.js';
+import { loadAssets } from '../inspector/assets.js';
+import { InspectorFeed } from '../inspector/feed.js';
+import { inspectorRoutes } from '../inspector/routes.js';
+import { inspectorSocket } from '../inspector/socket.js';
+import type { Feature } from './types.js';
+
+/** The paths /describe advertises (behaviour.md §13.1). */
+export const INSPECTOR_PATHS = { ws: '/inspect/ws', state: '/inspect/state' } as const;
+
+/**
+ * Issue 16: the state inspector (behaviour.md §13): the page and its assets, the snapshot, the
+ * machine definitions and the live WebSocket feed, read-only and loopback-only (the app's and the
+ * upgrade hook's Host/Origin guard). It observes the actor tree only while a page is attached.
+ */
+export const inspectorFeature: Feature = ({ system, clock }) => {
+  const files = loadAssets();
+  const feed = new InspectorFeed(system, clock, INSPECTOR_WS_BUFFER_BYTES);
+  const socket = inspectorSocket(feed);
+  return {
+    describe: { inspector: { ...INSPECTOR_PATHS } },
+    routes: [inspectorRoutes(system, files)],
+    upgrades: { [INSPECTOR_PATHS.ws]: (req, s, head) => socket.handle(req, s, head) },
+    onShutdown: () => socket.close(),
+  };
+};

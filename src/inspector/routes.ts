@@ -1,0 +1,40 @@
+import type { Express, Response } from 'express';
+import type { LoomSystem } from '../actors/system.js';
+import { LoomError } from '../domain/errors.js';
+import type { AppContext } from '../http/context.js';
+import { route } from '../http/route.js';
+import type { Asset } from './assets.js';
+
+/**
+ * The page may load only its own files and talk only to its own daemon: no CDN, no other origin
+ * (behaviour.md §13.1). `connect-src 'self'` covers the same-origin WebSocket.
+ */
+const CSP = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+
+function sendAsset(res: Response, a: Asset): void {
+  res.setHeader('Content-Type', a.type);
+  res.setHeader('Cache-Control', 'no-cache');
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('Content-Security-Policy', CSP);
+  res.end(a.body);
+}
+
+/**
+ * The inspector's HTTP routes (behaviour.md §13.1): the page, its assets, the snapshot and the
+ * machine definitions. All behind the app's Host/Origin guard; read-only.
+ */
+export function inspectorRoutes(system: LoomSystem, files: { page: Asset; assets: Map<string, Asset> }) {
+  return (app: Express, _ctx: AppContext): void => {
+    route(app, '/inspect', { GET: (_req, res) => sendAsset(res, files.page) });
+    route(app, '/inspect/state', { GET: (_req, res) => { res.json(system.inspectState()); } });
+    route(app, '/inspect/machines', { GET: (_req, res) => { res.json(system.machines()); } });
+    route(app, '/inspect/assets/{*name}', {
+      GET: (req, res) => {
+        const name = req.path.slice('/inspect/assets/'.length);
+        const a = files.assets.get(name);
+        if (!a) throw new LoomError(404, `Not found: GET ${req.path}`);
+        sendAsset(res, a);
+      },
+    });
+  };
+}

@@ -1,0 +1,116 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { LoomClient } from '../../src/client/index.js';
+import { startDaemon, tempDir, type RunningDaemon } from '../helpers/daemon.js';
+
+/**
+ * behaviour.md §13.5 in a real browser: Debian's chromium driven by playwright-core (never a
+ * downloaded browser). `.ci/run` installs chromium when it is missing.
+ */
+const CHROMIUM = '/usr/bin/chromium';
+/** Git-ignored: the screenshot a failing run leaves for a person to look at. */
+const ARTIFACTS = join(process.cwd(), 'test-artifacts');
+
+let d: RunningDaemon | undefined;
+let again: RunningDaemon | undefined;
+let ctx: BrowserContext | undefined;
+let page: Page;
+const profile = tempDir('loom-chromium-');
+const pending: Array<Promise<unknown>> = [];
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install chromium (.ci/run does)`);
+  d = await startDaemon();
+  await fetch(`${d.base}/agents`, { method: 'POST', body: JSON.stringify({ agent_id: 'leo' }) });
+  ctx = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM, headless: true, viewport: { width: 1280, height: 720 },
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  page = ctx.pages()[0] ?? (await ctx.newPage());
+}, 60000);
+
+afterAll(async () => {
+  await ctx?.close();
+  await Promise.allSettled(pending);
+  await d?.stop();
+  await again?.stop();
+  rmSync(profile, { recursive: true, force: true });
+}, 60000);
+
+const card = (topic: string) => page.locator(`article.topic[data-topic="${topic}"]`);
+
+describe('the inspector page in chromium (behaviour.md §13.5)', () => {
+  it('shows a queue filling and draining live, and draws the topic machine with its current state', async () => {
+    const base = (d as RunningDaemon).base;
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto(`${base}/inspect`);
+    await page.waitForSelector('#conn[data-conn="live"]');
+
+    const c = new LoomClient(base, 'leo');
+    for (let i = 1; i <= 3; i++) pending.push(c.exec('q', `/exec sleep 5 && echo slow-${i}`).catch(() => undefined));
+    await card('q').locator('ol.waiting li').nth(1).waitFor();
+    await card('q').click();
+
+    // One executing, two waiting, and their wait times grow while they wait. Each look is one
+    // evaluation in the page, so a busy machine cannot let the queue move between two reads.
+    const look = () => card('q').evaluate((el) => ({
+      state: el.getAttribute('data-state'),
+      running: el.querySelector('.running code')?.textContent,
+      waited: [...el.querySelectorAll('ol.waiting li')].map((li) => Number(li.getAttribute('data-waited-ms'))),
+      count: el.querySelector('.count')?.textContent,
+      bars: el.querySelectorAll('ol.waiting .bar').length,
+    }));
+    const first = await look();
+    expect(first).toEqual({ state: 'executing', running: '/exec sleep 5 && echo slow-1', waited: [expect.any(Number), expect.any(Number)], count: '2 waiting', bars: 2 });
+    await page.waitForTimeout(600);
+    const later = await look();
+    expect(later).toMatchObject({ state: 'executing', running: '/exec sleep 5 && echo slow-1', count: '2 waiting' });
+    expect(later.waited[0]).toBeGreaterThan(first.waited[0]);
+    expect(later.waited[1]).toBeGreaterThan(first.waited[1]);
+    expect(first.waited[0]).toBeGreaterThan(first.waited[1]);
+
+    // The selected topic's machine, laid out by dagre, with `executing` highlighted.
+    await page.waitForSelector('#diagram svg[data-machine="topicQueue"] g.node.current[data-state="executing"]');
+    expect(await page.locator('#diagram g.node').evaluateAll((gs) => gs.map((g) => g.getAttribute('data-state')))).toEqual(
+      expect.arrayContaining(['idle', 'executing', 'closed']));
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, 'inspector-executing.png'), fullPage: true });
+
+    // Drained: idle, three results, the diagram follows.
+    await page.waitForSelector('article.topic[data-topic="q"][data-state="idle"]', { timeout: 40000 });
+    await page.waitForSelector('#diagram g.node.current[data-state="idle"]');
+    expect(await card('q').locator('ol.waiting li').count()).toBe(0);
+    expect(await card('q').locator('table.recent tbody tr.ok').count()).toBe(3);
+    expect(await card('q').locator('table.recent tbody tr code').allTextContents()).toEqual([
+      '/exec sleep 5 && echo slow-3', '/exec sleep 5 && echo slow-2', '/exec sleep 5 && echo slow-1',
+    ]);
+    expect(await page.locator('#timeline li').count()).toBeGreaterThanOrEqual(2);
+    await page.screenshot({ path: join(ARTIFACTS, 'inspector-idle.png'), fullPage: true });
+
+    // A bash topic's persistent shell: its line shows state and cwd, and selecting it draws the shell machine.
+    await c.exec('bash:sh', '/exec cd /tmp');
+    const shell = card('bash:sh').locator('p.shell');
+    await shell.filter({ hasText: '/tmp' }).waitFor();
+    expect(await shell.textContent()).toMatch(/^shell ready · pid \d+ · \/tmp$/);
+    await shell.click();
+    await page.waitForSelector('#diagram svg[data-machine="shell"] g.node.current[data-state="ready"]');
+    expect(await page.locator('#detail-title').textContent()).toBe('shell leo/bash:sh');
+    expect(errors).toEqual([]);
+  }, 90000);
+
+  it('says so when the daemon is gone, and reconnects by itself when it is back', async () => {
+    const { port, dataDir } = d as RunningDaemon;
+    await (d as RunningDaemon).stop();
+    d = undefined;
+    await page.waitForSelector('#conn[data-conn="gone"]');
+    await page.waitForSelector('#gone:not([hidden])');
+    expect(await page.locator('#gone').textContent()).toContain(`daemon at 127.0.0.1:${port} is not answering`);
+    again = await startDaemon({ port, dataDir });
+    await page.waitForSelector('#conn[data-conn="live"]', { timeout: 20000 });
+    expect(await page.locator('#gone').isHidden()).toBe(true);
+    await page.waitForSelector('section.agent[data-agent="leo"]');
+  }, 60000);
+});

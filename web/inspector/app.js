@@ -1,0 +1,163 @@
+// The inspector page (behaviour.md §13.5): connects to /inspect/ws, keeps the model current, redraws
+// a few times a second, reconnects by itself and says so plainly when the daemon is gone.
+
+import { drawMachine } from './diagram.js';
+import { duration, fill, h } from './dom.js';
+import { Model } from './model.js';
+import { renderAgents } from './view.js';
+
+const REDRAW_MS = 250;
+const REFRESH_MS = 5000;
+const RETRY_MIN_MS = 500;
+const RETRY_MAX_MS = 5000;
+const STRIP_MS = 60000;
+
+const $ = (id) => document.getElementById(id);
+const model = new Model();
+const ui = { selected: null, waitMs: 120000, machines: null, conn: 'connecting', lostAt: null, attempts: 0, refreshTimer: null };
+
+function setConn(state, text) {
+  ui.conn = state;
+  const c = $('conn');
+  c.dataset.conn = state;
+  c.textContent = text;
+  document.body.classList.toggle('stale', state === 'gone');
+}
+
+function showGone() {
+  const g = $('gone');
+  g.hidden = false;
+  const since = ui.lostAt ? ` since ${new Date(ui.lostAt).toLocaleTimeString()}` : '';
+  g.textContent = `The Loom daemon at ${location.host} is not answering${since}. What you see is the last known state; this page reconnects by itself (attempt ${ui.attempts}).`;
+}
+
+async function fetchJson(path) {
+  const res = await fetch(path, { cache: 'no-store' });
+  if (!res.ok) throw new Error(`${path}: HTTP ${res.status}`);
+  return res.json();
+}
+
+/** Limits and machine definitions: fetched once per connection (they change only with the daemon). */
+async function loadStatic() {
+  const [describe, machines] = await Promise.all([fetchJson('/describe'), fetchJson('/inspect/machines')]);
+  ui.waitMs = describe.limits?.queue_wait_ms ?? ui.waitMs;
+  ui.machines = machines;
+  $('meta').textContent = `loom ${describe.version} · ${describe.instance?.label ?? ''}`;
+}
+
+/** A refresh of what has no live message (event counts, capabilities, documents), soon but not per message. */
+function scheduleRefresh(delay = 300) {
+  if (ui.refreshTimer) return;
+  ui.refreshTimer = setTimeout(async () => {
+    ui.refreshTimer = null;
+    if (ui.conn !== 'live') return;
+    try {
+      model.refresh(await fetchJson('/inspect/state'));
+    } catch {
+      // The WebSocket's close tells the user when the daemon is gone; a failed refresh waits for the next.
+    }
+  }, delay);
+}
+
+function connect() {
+  const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/inspect/ws`);
+  let opened = false;
+  ws.onopen = () => {
+    opened = true;
+    ui.attempts = 0;
+    ui.lostAt = null;
+    $('gone').hidden = true;
+    setConn('live', 'live');
+    loadStatic().catch(() => undefined);
+  };
+  ws.onmessage = (ev) => {
+    const msg = JSON.parse(ev.data);
+    if (msg.type === 'snapshot') model.applySnapshot(msg);
+    else if (model.apply(msg)) scheduleRefresh();
+  };
+  ws.onclose = (ev) => {
+    ui.lostAt ??= Date.now();
+    ui.attempts++;
+    if (ev.code === 1013) setConn('gone', 'dropped (page too slow), reconnecting…');
+    else setConn('gone', opened ? 'daemon gone, reconnecting…' : 'daemon not reachable, retrying…');
+    showGone();
+    const delay = Math.min(RETRY_MAX_MS, RETRY_MIN_MS * 2 ** Math.min(ui.attempts - 1, 4));
+    setTimeout(connect, delay);
+  };
+}
+
+function actorTitle(actor) {
+  const [kind, rest] = [actor.slice(0, actor.indexOf(':')), actor.slice(actor.indexOf(':') + 1)];
+  const names = { topic: 'topicQueue', cap: 'capability', agent: 'agent', webhook: 'webhookToken', install: 'install', shell: 'shell' };
+  return { kind, rest, machine: names[kind] ?? null };
+}
+
+function renderStrip(list, current, now) {
+  // The last minute as coloured segments, one per state the actor was in.
+  const start = now - STRIP_MS;
+  const segs = [];
+  let from = start;
+  let state = list.length ? list.filter((t) => !t.lifecycle)[0]?.from ?? current : current;
+  for (const t of list) {
+    if (t.lifecycle) continue;
+    if (t.at > start) segs.push({ state, from, to: t.at });
+    from = Math.max(start, t.at);
+    state = t.to;
+  }
+  segs.push({ state: current ?? state, from, to: now });
+  return segs.filter((s) => s.to > s.from).map((s) => {
+    const seg = h('span', { class: 'seg', data: { state: typeof s.state === 'string' ? s.state : JSON.stringify(s.state) }, title: `${JSON.stringify(s.state)} ${duration(s.to - s.from)}` });
+    seg.style.left = `${((s.from - start) / STRIP_MS) * 100}%`;
+    seg.style.width = `${((s.to - s.from) / STRIP_MS) * 100}%`;
+    return seg;
+  });
+}
+
+function renderDetail(now) {
+  if (!ui.selected) return;
+  const { kind, rest, machine } = actorTitle(ui.selected);
+  const current = model.stateOf(ui.selected);
+  $('detail-title').textContent = `${kind} ${rest}`;
+  $('detail-state').textContent = current === null ? 'not live' : `state: ${typeof current === 'string' ? current : JSON.stringify(current)} · machine ${machine}`;
+  const def = ui.machines?.[machine];
+  const diagram = $('diagram');
+  if (def && diagram.dataset.key !== `${ui.selected}|${JSON.stringify(current)}`) {
+    drawMachine(diagram, def, current);
+    diagram.dataset.key = `${ui.selected}|${JSON.stringify(current)}`;
+  }
+  const list = model.transitions.get(ui.selected) ?? [];
+  fill($('strip'), renderStrip(list, current, now));
+  fill($('timeline'), [...list].reverse().slice(0, 30).map((t) => h('li', {},
+    h('time', {}, new Date(t.at).toLocaleTimeString()), ' ',
+    t.lifecycle ? h('span', { class: 'lifecycle' }, t.to) : [h('span', { class: 'from' }, fmt(t.from)), ' → ', h('span', { class: 'to' }, fmt(t.to)), ' ', h('code', {}, t.event)])));
+}
+
+const fmt = (v) => (typeof v === 'string' ? v : JSON.stringify(v));
+
+function redraw() {
+  const now = model.now();
+  renderAgents($('agents'), model, { now, waitMs: ui.waitMs, selected: ui.selected });
+  renderDetail(now);
+}
+
+function select(actor) {
+  ui.selected = actor;
+  $('diagram').dataset.key = '';
+  redraw();
+}
+
+$('agents').addEventListener('click', (ev) => {
+  const target = ev.target instanceof Element ? ev.target.closest('[data-actor]') : null;
+  if (target) select(target.dataset.actor);
+});
+$('agents').addEventListener('keydown', (ev) => {
+  const target = ev.target instanceof Element ? ev.target.closest('[data-actor]') : null;
+  if (target && (ev.key === 'Enter' || ev.key === ' ')) {
+    ev.preventDefault();
+    select(target.dataset.actor);
+  }
+});
+
+setInterval(redraw, REDRAW_MS);
+setInterval(() => scheduleRefresh(0), REFRESH_MS);
+connect();

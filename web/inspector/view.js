@@ -1,0 +1,123 @@
+// The left side of the page (behaviour.md §13.5): agents, and for each its topics with their live
+// state, running command, waiting commands with a countdown to the queue limit, the last commands,
+// and the agent's capabilities, inbox counts, installs and shells. Cards are kept per topic and
+// agent (keyed), only their contents are redrawn, so a click never lands on a replaced element.
+
+import { bar, duration, fill, h } from './dom.js';
+import { topicKey } from './model.js';
+
+const agentCards = new Map();
+const topicCards = new Map();
+
+function selectable(actor, selected) {
+  return { 'data-actor': actor, class: actor === selected ? 'selected' : undefined, tabindex: 0 };
+}
+
+function runningView(t, now) {
+  if (!t.running) return h('p', { class: 'running none' }, 'nothing running');
+  const r = t.running;
+  return h('p', { class: 'running' },
+    h('span', { class: 'label' }, 'running'), ' ', h('code', {}, r.cmd), ' ',
+    h('span', { class: 'elapsed', title: 'elapsed' }, duration(now - r.startedAt)), ' ',
+    h('span', { class: 'via' }, r.via), ' ', h('span', { class: 'ticket' }, r.ticket));
+}
+
+function waitingView(t, now, waitMs) {
+  if (t.waiting.length === 0) return h('p', { class: 'waiting-none' }, 'queue empty');
+  return h('ol', { class: 'waiting' }, t.waiting.map((w) => {
+    const waited = now - w.queuedAt;
+    const left = Math.max(0, waitMs - waited);
+    return h('li', { data: { ticket: w.ticket, waitedMs: Math.round(waited) } },
+      h('code', {}, w.cmd), ' ', h('span', { class: 'waited', title: 'waiting for' }, duration(waited)),
+      bar(left / waitMs, left < waitMs / 4 ? 'late' : ''), h('span', { class: 'expires', title: 'times out in' }, `${duration(left)} left`),
+      ' ', h('span', { class: 'via' }, w.via));
+  }));
+}
+
+function recentView(t) {
+  if (t.recent.length === 0) return h('p', { class: 'recent-none' }, 'no finished commands yet');
+  const rows = [...t.recent].reverse().map((r) => {
+    const kind = r.ok ? 'ok' : ['QUEUE_FULL', 'QUEUE_TIMEOUT', 'BUSY'].includes(r.code) ? 'refused' : 'failed';
+    return h('tr', { class: kind, data: { ticket: r.ticket } },
+      h('td', { class: 'result' }, r.ok ? 'ok' : r.code ?? 'failed'), h('td', {}, h('code', {}, r.cmd)),
+      h('td', { class: 'num' }, duration(r.duration_ms)), h('td', { class: 'num' }, duration(r.queued_ms)), h('td', { class: 'via' }, r.via));
+  });
+  return h('table', { class: 'recent' },
+    h('caption', {}, `last ${t.recent.length} command${t.recent.length === 1 ? '' : 's'}`),
+    h('thead', {}, h('tr', {}, h('th', {}, 'result'), h('th', {}, 'command'), h('th', {}, 'ran'), h('th', {}, 'waited'), h('th', {}, 'via'))),
+    h('tbody', {}, rows));
+}
+
+function topicCard(t, ctx) {
+  const key = topicKey(t.agentId, t.topic);
+  const actor = `topic:${key}`;
+  let card = topicCards.get(key);
+  if (!card) {
+    card = h('article', { class: 'topic', 'data-actor': actor, data: { topic: t.topic, agent: t.agentId }, tabindex: 0 });
+    topicCards.set(key, card);
+  }
+  card.dataset.state = t.state;
+  card.classList.toggle('selected', actor === ctx.selected);
+  // A live shell is its own actor (shell:<agent>/<topic>): selecting it draws the shell machine.
+  const shellAttrs = t.shell && t.shell.state !== 'none' ? selectable(`shell:${key}`, ctx.selected) : {};
+  const shell = t.shell ? h('p', { ...shellAttrs, class: `shell${shellAttrs.class ? ' selected' : ''}` }, `shell ${t.shell.state ?? ''}`, t.shell.pid ? ` · pid ${t.shell.pid}` : '', t.shell.cwd ? ` · ${t.shell.cwd}` : '') : null;
+  const doc = t.doc ? h('p', { class: 'doc' }, 'doc ', h('span', {}, t.doc.title ?? t.doc.uri), t.doc.current_block ? ` ${t.doc.current_block}` : '') : null;
+  return fill(card,
+    h('header', {}, h('span', { class: 'name' }, t.topic), ' ', h('span', { class: 'type' }, t.type ?? ''),
+      h('span', { class: 'state', data: { state: t.state } }, t.state), h('span', { class: 'count' }, `${t.waiting.length} waiting`)),
+    runningView(t, ctx.now), waitingView(t, ctx.now, ctx.waitMs), shell, doc, recentView(t));
+}
+
+function capabilitiesView(a, ctx) {
+  if (a.capabilities.length === 0) return null;
+  return h('table', { class: 'caps' }, h('caption', {}, 'capabilities'),
+    h('tbody', {}, a.capabilities.map((c) => h('tr', { ...selectable(`cap:${c.token_id}`, ctx.selected), data: { state: c.state } },
+      h('td', {}, h('code', {}, c.token_id)), h('td', {}, c.path_prefix || '(home)'), h('td', {}, c.verbs.join(' ')),
+      h('td', { class: `cap-state ${c.state}` }, c.state), h('td', {}, c.single_use ? 'single-use' : ''),
+      h('td', { class: 'num' }, c.state === 'live' ? `expires in ${duration(Date.parse(c.expires_at) - ctx.now)}` : '')))));
+}
+
+function installsView(a, ctx) {
+  if (a.installs.length === 0) return null;
+  return h('ul', { class: 'installs' }, a.installs.map((i) => h('li', selectable(`install:${i.install_id}`, ctx.selected),
+    h('span', { class: 'name' }, i.name ?? i.install_id), ' ', h('span', { class: 'state' }, String(i.state)), ' ',
+    i.files_total ? bar((i.files_done ?? 0) / i.files_total) : null,
+    h('span', { class: 'num' }, `${i.files_done ?? 0}/${i.files_total ?? '?'} files · ${i.bytes ?? 0} bytes`),
+    i.source ? h('span', { class: 'source' }, ` ${i.source}`) : null)));
+}
+
+function agentHeader(a, ctx) {
+  const ev = a.events;
+  return h('header', {},
+    h('h2', selectable(`agent:${a.agentId}`, ctx.selected), a.agentId),
+    h('span', { class: 'home' }, a.home ?? ''),
+    ev ? h('span', { class: 'events' }, `inbox ${ev.pending} pending · ${ev.acked} acked · ${ev.streams} stream${ev.streams === 1 ? '' : 's'}`) : null,
+    h('span', { ...selectable(`webhook:${a.agentId}`, ctx.selected), class: `webhook ${a.webhook ? 'on' : 'off'}${ctx.selected === `webhook:${a.agentId}` ? ' selected' : ''}` }, a.webhook ? 'webhook on' : 'no webhook'));
+}
+
+/** Draw every agent and topic into `root`. `ctx`: { now, waitMs, selected }. */
+export function renderAgents(root, model, ctx) {
+  if (!model.loaded) return;
+  const agents = [...model.agents.values()].sort((x, y) => (x.agentId < y.agentId ? -1 : 1));
+  const topicsByAgent = new Map();
+  for (const t of model.topics.values()) {
+    if (!topicsByAgent.has(t.agentId)) topicsByAgent.set(t.agentId, []);
+    topicsByAgent.get(t.agentId).push(t);
+  }
+  const keep = new Set();
+  const sections = agents.map((a) => {
+    let sec = agentCards.get(a.agentId);
+    if (!sec) {
+      sec = h('section', { class: 'agent', data: { agent: a.agentId } });
+      agentCards.set(a.agentId, sec);
+    }
+    const topics = (topicsByAgent.get(a.agentId) ?? []).sort((x, y) => (x.topic < y.topic ? -1 : 1));
+    for (const t of topics) keep.add(topicKey(t.agentId, t.topic));
+    return fill(sec, agentHeader(a, ctx), capabilitiesView(a, ctx), installsView(a, ctx),
+      topics.length ? h('div', { class: 'topics' }, topics.map((t) => topicCard(t, ctx))) : h('p', { class: 'empty' }, 'no open topics'));
+  });
+  for (const key of [...topicCards.keys()]) if (!keep.has(key)) topicCards.delete(key);
+  for (const id of [...agentCards.keys()]) if (!model.agents.has(id)) agentCards.delete(id);
+  if (sections.length === 0) fill(root, h('p', { class: 'empty' }, 'No agents registered.'));
+  else if (sections.some((s, i) => root.children[i] !== s) || root.children.length !== sections.length) fill(root, sections);
+}
