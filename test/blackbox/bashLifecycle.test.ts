@@ -30,10 +30,12 @@ async function body(c: LoomClient, topic: string, cmd: string): Promise<string> 
 
 /** Start a shell in `topic` with a background job; returns the shell's processes (at least bash and sleep). */
 async function busyShell(c: LoomClient, agent: string, topic: string): Promise<void> {
+  const sleeps = () => loomProcesses(agent).filter((p) => p.cmd === 'sleep 1000').length;
+  const before = sleeps();
   expect(await body(c, topic, '/exec sleep 1000 & echo started')).toBe('exit: 0 | cwd: ~\n---\nstarted');
-  const procs = loomProcesses(agent);
-  expect(procs.some((p) => p.cmd.includes('bash'))).toBe(true);
-  expect(procs.some((p) => p.cmd === 'sleep 1000')).toBe(true);
+  expect(loomProcesses(agent).some((p) => p.cmd.includes('bash'))).toBe(true);
+  // The shell answers right after forking the job, which may not have exec'd `sleep` yet: wait for it.
+  await waitFor(() => sleeps() === before + 1, 5000);
 }
 
 const gone = (agent: string) => waitFor(() => loomProcesses(agent).length === 0, 5000);
