@@ -50,8 +50,14 @@ describe('the inspector page in chromium (behaviour.md §13.5)', () => {
     await page.waitForSelector('#conn[data-conn="live"]');
 
     const c = new LoomClient(base, 'leo');
-    for (let i = 1; i <= 3; i++) pending.push(c.exec('q', `/exec sleep 5 && echo slow-${i}`).catch(() => undefined));
-    await card('q').locator('ol.waiting li').nth(1).waitFor();
+    // Sent one after another, each once the page shows it: three requests in flight at once may reach
+    // the daemon in any order (separate connections), and the assertions below name the order.
+    pending.push(c.exec('q', '/exec sleep 5 && echo slow-1').catch(() => undefined));
+    await card('q').locator('.running code').filter({ hasText: 'slow-1' }).waitFor();
+    for (let i = 2; i <= 3; i++) {
+      pending.push(c.exec('q', `/exec sleep 5 && echo slow-${i}`).catch(() => undefined));
+      await card('q').locator('ol.waiting li').nth(i - 2).waitFor();
+    }
     await card('q').click();
 
     // One executing, two waiting, and their wait times grow while they wait. Each look is one
