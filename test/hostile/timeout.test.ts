@@ -24,11 +24,23 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  // Only a stray that still runs (and is still the sleep it was): a pid that has ended may belong to
+  // another test's process by now (pids wrap at 32768 in a long CI run).
   for (const pid of strays) {
+    if (!alive(pid) || !/sleep/.test(cmdline(pid))) continue;
     try { process.kill(pid, 'SIGKILL'); } catch { /* already gone: nothing to clean up */ }
   }
   await d?.stop();
 });
+
+/** A process's command line ('' when it is gone). */
+function cmdline(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+  } catch {
+    return '';
+  }
+}
 
 /** True while a process runs (a zombie counts as ended). */
 function alive(pid: number): boolean {

@@ -40,7 +40,14 @@ function runScript(script: string, env: Record<string, string>): Promise<Run> {
     p.stdout.on('data', (c: Buffer) => { stdout += c.toString(); });
     p.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });
     const t = setTimeout(() => { if (group) process.kill(-group, 'SIGKILL'); }, 150_000);
-    p.on('exit', (code) => { clearTimeout(t); resolve({ code, stdout, stderr }); });
+    p.on('exit', (code) => {
+      clearTimeout(t);
+      // End what the script left in its group now, while the group id is still its own: killed later
+      // (afterAll), the id may belong to another test's process group (pids wrap in a long CI run).
+      try { process.kill(-(p.pid as number), 'SIGKILL'); } catch { /* the group is empty */ }
+      group = undefined;
+      resolve({ code, stdout, stderr });
+    });
   });
 }
 

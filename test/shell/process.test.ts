@@ -98,8 +98,12 @@ describe.each([['a PTY', false], ['pipes', true]])('effects/shellProcess.ts on %
     const armed = `${s.cwd}/armed`;
     const r = (await s.run(
       `(trap "" HUP; : > ${armed}; sleep 300) & while [ ! -e ${armed} ]; do sleep 0.01; done; echo $!`,
-    )) as { output: Buffer };
+    )) as { type: string; output: Buffer };
+    // The command must have finished in a live shell: a shell that died on the way (`exited`) would
+    // make end() return at once and hide the grace period this test is about.
+    expect({ type: r.type, output: r.output.toString() }).toEqual({ type: 'done', output: expect.stringMatching(/^\d+\n$/) });
     const bg = Number(r.output.toString().trim());
+    expect(alive(bg)).toBe(true);
     const started = Date.now();
     s.shell.end();
     await s.shell.gone;
