@@ -31,12 +31,15 @@ interface Slot {
 }
 
 /**
- * The worker script: the compiled `parseWorker.js` beside this module. Under ts-jest this module
- * runs from src/ (TypeScript); the worker then runs the build output in dist/ (`npm test` builds first).
+ * The worker script: the compiled `dist/effects/parseWorker.js`. The path goes up one folder so it
+ * holds both for tsc's output (this module in dist/effects/) and for the bundle (dist/cli/, one level
+ * below dist too: scripts/bundle.mjs). Under ts-jest this module runs from src/ (TypeScript); the
+ * worker then runs the build output in dist/ (`npm test` builds first).
  */
 function workerUrl(): URL {
   const here = import.meta.url;
-  return here.endsWith('.ts') ? new URL('./parseWorker.js', here.replace('/src/', '/dist/').replace(/\.ts$/, '.js')) : new URL('./parseWorker.js', here);
+  const from = here.endsWith('.ts') ? here.replace('/src/', '/dist/').replace(/\.ts$/, '.js') : here;
+  return new URL('../effects/parseWorker.js', from);
 }
 
 /** A pool of up to `size` workers (default: the cores but one, at least one). */

@@ -1,27 +1,39 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer } from 'ws';
+import type { WebSocketServer } from 'ws';
 import type { InspectorFeed } from './feed.js';
 
 /**
  * GET /inspect/ws (behaviour.md §13.1): the WebSocket of the inspector, taken over from the HTTP
  * `upgrade` hook after its Host/Origin guard. The page never sends anything that matters, so
- * incoming frames are capped small and ignored.
+ * incoming frames are capped small and ignored. `ws` loads on the first upgrade: most daemons are
+ * never watched, and a cold start should not pay for it (bench/scale).
  */
 export function inspectorSocket(feed: InspectorFeed): { handle(req: IncomingMessage, socket: Duplex, head: Buffer): void; close(): void } {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 4096, perMessageDeflate: false, clientTracking: false });
+  let wss: Promise<WebSocketServer> | undefined;
+  let closed = false;
+  const server = (): Promise<WebSocketServer> => (wss ??= import('ws').then(
+    ({ WebSocketServer: Server }) => new Server({ noServer: true, maxPayload: 4096, perMessageDeflate: false, clientTracking: false }),
+  ));
   return {
     handle(req, socket, head) {
-      wss.handleUpgrade(req, socket, head, (ws) => {
-        ws.on('close', () => feed.detach(ws));
-        // A reset connection must not raise an unhandled 'error'; 'close' follows and detaches it.
-        ws.on('error', () => ws.terminate());
-        feed.attach(ws);
+      server().then((s) => {
+        if (closed) return socket.destroy();
+        s.handleUpgrade(req, socket, head, (ws) => {
+          ws.on('close', () => feed.detach(ws));
+          // A reset connection must not raise an unhandled 'error'; 'close' follows and detaches it.
+          ws.on('error', () => ws.terminate());
+          feed.attach(ws);
+        });
+      }).catch((err: unknown) => {
+        process.emitWarning(`inspector WebSocket unavailable: ${err instanceof Error ? err.message : String(err)}`);
+        socket.destroy();
       });
     },
     close() {
+      closed = true;
       feed.closeAll();
-      wss.close();
+      void wss?.then((s) => s.close());
     },
   };
 }

@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+// Second step of `npm run build` (after tsc): bundles the CLI and daemon entry, dist/cli/main.js, with
+// its npm dependencies into a few files, written over tsc's dist/cli/main.js.
+//
+// Why: a cold start spent most of its time resolving and loading modules, not running them. tsc's
+// output is 230 files and the dependencies add ~300 more (Express 5 alone: ~150 ms to import on
+// this machine); the daemon reached its ready line in ~670 ms against ~130 ms for a bare `node -e`
+// (bench/scale). Bundled, it starts in ~270 ms, and every `loom …` CLI call gains the same.
+// esbuild (a well-kept bundler, already in the tree through tsx) does this; nothing here is
+// hand-written module loading.
+//
+// What stays outside the bundle, and why:
+//   node-pty, *.node                  native addons (loaded with createRequire at first use)
+//   @modelcontextprotocol/sdk, zod,   loaded on first use only (docs/architecture.md "Resident memory";
+//   turndown, gray-matter             test/blackbox/footprint.test.ts checks it)
+//   bufferutil, utf-8-validate        optional speed-ups of ws that are not installed
+// Code reached through `import()` goes to chunks beside main.js (splitting), so what loaded late
+// before still loads late. Chunks sit in dist/cli/, the same depth as every tsc output file, so the
+// paths the code builds from import.meta.url ('../../build/Release/…', '../../web/inspector',
+// './main.js') mean the same in the bundle. The rest of dist/ stays as tsc wrote it (the parse
+// worker, dist/effects/parseWorker.js, runs from there).
+import { build } from 'esbuild';
+import { readdirSync, rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const out = join(root, 'dist', 'cli');
+const CHUNK_PREFIX = 'bundle-';
+
+// Chunk names carry a content hash: remove the previous build's so they do not pile up. tsc's map of
+// main.js would describe the file this build replaces.
+for (const f of readdirSync(out)) if (f.startsWith(CHUNK_PREFIX) || f === 'main.js.map') rmSync(join(out, f));
+
+await build({
+  entryPoints: [join(out, 'main.js')],
+  outdir: out,
+  allowOverwrite: true,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  chunkNames: `${CHUNK_PREFIX}[name]-[hash]`,
+  external: ['node-pty', '*.node', '@modelcontextprotocol/sdk', 'zod', 'turndown', 'gray-matter', 'bufferutil', 'utf-8-validate'],
+  // The bundled CommonJS packages (Express, pino, …) call require() for Node's own modules; an ES
+  // module has no require, so each output file gets one made for it.
+  banner: { js: "import { createRequire as __loomCreateRequire } from 'node:module'; const require = __loomCreateRequire(import.meta.url);" },
+  logLevel: 'warning',
+});
