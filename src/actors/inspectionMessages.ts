@@ -110,11 +110,17 @@ export class InspectionSerialiser {
 
   constructor(private readonly clock: { now(): number }) {}
 
-  /** Remember the current state and children of actors that existed before the feed started. */
+  /**
+   * Remember the current state and children of actors that existed before the feed started (and of
+   * their children that have no system id, capability shelves, which the registry does not list).
+   */
   seed(refs: AnyActorRef[]): void {
     for (const ref of refs) {
       const snap = ref.getSnapshot() as Snap;
-      this.last.set(ref, { value: snap.value, children: new Map(Object.entries(snap.children ?? {})) });
+      const children = new Map(Object.entries(snap.children ?? {}));
+      this.last.set(ref, { value: snap.value, children });
+      const unlisted = [...children.values()].filter((c) => !(c as { systemId?: string }).systemId);
+      if (unlisted.length > 0) this.seed(unlisted);
     }
   }
 
@@ -124,17 +130,19 @@ export class InspectionSerialiser {
     const ref = ev.actorRef as AnyActorRef;
     const machine = machineOf(ref);
     const systemId = (ref as { systemId?: string }).systemId;
-    if (!machine || !systemId) return [];
+    if (!machine) return [];
     const snap = ev.snapshot as Snap;
     const at = iso(this.clock.now());
     const out: InspectorMessage[] = [];
     const prev = this.last.get(ref);
     const children = new Map(Object.entries(snap.children ?? {}));
-    if (ev.event.type === 'xstate.init') out.push({ type: 'actor', actor: systemId, machine, event: 'created', at });
-    else if (prev && JSON.stringify(prev.value) !== JSON.stringify(snap.value)) {
+    // An actor without a system id (a capability shelf) has no messages of its own, but its
+    // children's stops are read from its snapshot like any parent's.
+    if (systemId && ev.event.type === 'xstate.init') out.push({ type: 'actor', actor: systemId, machine, event: 'created', at });
+    else if (systemId && prev && JSON.stringify(prev.value) !== JSON.stringify(snap.value)) {
       out.push({ type: 'transition', actor: systemId, machine, from: prev.value, to: snap.value, event: ev.event.type, at });
     }
-    const progress = machine === 'install' ? this.installMessage(systemId, snap, at) : null;
+    const progress = systemId && machine === 'install' ? this.installMessage(systemId, snap, at) : null;
     if (progress && progress.key !== prev?.progress) out.push(progress.msg);
     for (const [id, child] of prev?.children ?? []) {
       const childId = (child as { systemId?: string }).systemId;

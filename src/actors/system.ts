@@ -13,6 +13,7 @@ import type { HubName, TopicRef as TopicName } from '../domain/topic.js';
 import { installError, type InstallOutcome, type InstallProgress } from '../domain/install.js';
 import { agentSystemId, capSystemId, installSystemId, topicSystemId, webhookSystemId, type AgentOutcome, type DeleteCounts } from '../machines/agent.js';
 import type { CapabilityInput } from '../machines/capability.js';
+import { liveOnShelves } from '../machines/capabilityShelf.js';
 import type { InstallInput } from '../machines/install.js';
 import { shellSystemId, type ShellInput } from '../machines/shell.js';
 import { nextTicketId } from '../machines/topicQueue.js';
@@ -227,7 +228,7 @@ export class LoomSystem {
     if (!agent) return { id: agentId, deleted: false, counts: { revoked_capabilities: 0, disposed_sessions: 0 } };
     const snap = agent.getSnapshot();
     const ids = Object.keys(snap.children);
-    const counts = { revoked_capabilities: ids.filter((id) => id.startsWith('cap:')).length, disposed_sessions: ids.filter(isTopicChild).length + snap.context.dormant.size };
+    const counts = { revoked_capabilities: liveOnShelves(snap.children), disposed_sessions: ids.filter(isTopicChild).length + snap.context.dormant.size };
     const outcome = new Promise<AgentOutcome>((done, fail) => {
       agent.subscribe({ complete: () => done(agent.getSnapshot().output as AgentOutcome), error: fail });
     });

@@ -6,6 +6,7 @@ import type { SessionState } from '../domain/session.js';
 import type { ExecResult, Ticket } from '../domain/ticket.js';
 import { agentMachine, type DeleteCounts } from '../machines/agent.js';
 import { capabilityLogic } from '../machines/capability.js';
+import { capabilityShelfMachine } from '../machines/capabilityShelf.js';
 import { daemonMachine } from '../machines/daemon.js';
 import { installMachine, type InstallEvent, type InstallInput, type ProgressUpdate } from '../machines/install.js';
 import { shellMachine } from '../machines/shell.js';
@@ -97,11 +98,12 @@ export function createTree(effects: TreeEffects): DaemonActor {
     actions: { wipeStaging: (_args, p) => effects.install.wipe(p.installId, p.dir) },
   });
   const reportChildError = (_args: unknown, p: { childId: string; error: unknown }) => warn(`actor ${p.childId} failed`, p.error);
+  const capabilityShelf = capabilityShelfMachine.provide({ actors: { capability: capabilityLogic(clock) }, actions: { reportChildError } });
   const agent = agentMachine.provide({
     actors: {
       topic,
       install,
-      capability: capabilityLogic(clock),
+      capabilityShelf,
       cascade: fromPromise<DeleteCounts, { agentId: string; counts: DeleteCounts }>(({ input }) => effects.cascade(input.agentId, input.counts)),
     },
     actions: { reportChildError },

@@ -1,6 +1,7 @@
 import { assign, enqueueActions, fromPromise, setup, stopChild, type AnyActorRef } from 'xstate';
 import type { TopicRef } from '../domain/topic.js';
-import { capabilityMachine, type CapabilityInput } from './capability.js';
+import type { CapabilityInput } from './capability.js';
+import { capabilityShelfMachine, shelfChildId, SHELF_PREFIX } from './capabilityShelf.js';
 import { installMachine, type InstallInput } from './install.js';
 import { topicQueueMachine, type TopicInput } from './topicQueue.js';
 import { webhookTokenMachine } from './webhookToken.js';
@@ -16,7 +17,8 @@ import { webhookTokenMachine } from './webhookToken.js';
  * | deleting | the cascade's I/O is done| deleted  | final: the remaining children (webhook token) stop with it |
  *
  * Children, with the system ids of behaviour.md §13.3: `topic:<agent>/<topic>` (child id
- * `topic:<topic>`), `cap:<token_id>` (child id `cap:<token_id>`), `webhook:<agent>` (child id
+ * `topic:<topic>`), `cap:<token_id>` (on a capability shelf, child id `caps:<c>`: machines/capabilityShelf.ts
+ * says why), `webhook:<agent>` (child id
  * `webhook`), `install:<install_id>` (child id the same; one per running install, told to cancel
  * when the agent is deleted). A child that reaches a final state (a closed topic, a dead capability) is stopped
  * and leaves the tree. The cascade's I/O (feature steps, state folder, registry entry) is the
@@ -66,14 +68,13 @@ export type AgentEvent =
 
 /** Child ids (unique among one agent's children; never `cascade`, the invoked cascade). */
 export const topicChildId = (topic: string): string => `topic:${topic}`;
-export const capChildId = (tokenId: string): string => `cap:${tokenId}`;
 export const WEBHOOK_CHILD_ID = 'webhook';
 export const installChildId = (installId: string): string => `install:${installId}`;
 
 /** System ids of behaviour.md §13.3. */
 export const agentSystemId = (agentId: string): string => `agent:${agentId}`;
 export const topicSystemId = (agentId: string, topic: string): string => `topic:${agentId}/${topic}`;
-export const capSystemId = (tokenId: string): string => `cap:${tokenId}`;
+export { capSystemId } from './capabilityShelf.js';
 export const webhookSystemId = (agentId: string): string => `webhook:${agentId}`;
 export const installSystemId = (installId: string): string => `install:${installId}`;
 
@@ -102,7 +103,7 @@ export const agentMachine = setup({
   },
   actors: {
     topic: topicQueueMachine,
-    capability: capabilityMachine,
+    capabilityShelf: capabilityShelfMachine,
     webhookToken: webhookTokenMachine,
     install: installMachine,
     /** The I/O of DELETE /agents/{id} after the children have been told (provided by src/actors). */
@@ -152,8 +153,9 @@ export const agentMachine = setup({
         'topic.forget': { actions: assign({ dormant: ({ context, event }) => without(context.dormant, event.topic) }) },
         'cap.open': {
           actions: enqueueActions(({ enqueue, event, self }) => {
-            const id = capChildId(event.input.tokenId);
-            if (!Object.hasOwn(childrenOf(self), id)) enqueue.spawnChild('capability', { id, systemId: capSystemId(event.input.tokenId), input: event.input });
+            const shelf = shelfChildId(event.input.tokenId);
+            if (!Object.hasOwn(childrenOf(self), shelf)) enqueue.spawnChild('capabilityShelf', { id: shelf });
+            enqueue.sendTo(shelf, event);
           }),
         },
         'webhook.open': {
@@ -175,7 +177,7 @@ export const agentMachine = setup({
           // revoked, each running install is cancelled (nothing is committed into a deleted agent).
           actions: enqueueActions(({ enqueue, event, context, self }) => {
             for (const [id, child] of Object.entries(childrenOf(self))) {
-              if (id.startsWith('topic:') || id.startsWith('cap:')) enqueue.sendTo(child, { type: 'agent.delete', at: event.at });
+              if (id.startsWith('topic:') || id.startsWith(SHELF_PREFIX)) enqueue.sendTo(child, { type: 'agent.delete', at: event.at });
               if (id.startsWith('install:')) enqueue.sendTo(child, { type: 'install.cancel', code: 'CONFLICT', message: `Agent ${context.id} was deleted while this install ran` });
             }
           }),

@@ -3,6 +3,7 @@ import { createActor, fromPromise, SimulatedClock, type AnyActorRef } from 'xsta
 import type { TopicRef } from '../../src/domain/topic.js';
 import { agentMachine, type AgentOutcome } from '../../src/machines/agent.js';
 import { capabilityLogic } from '../../src/machines/capability.js';
+import { capabilityShelfMachine } from '../../src/machines/capabilityShelf.js';
 import { daemonMachine } from '../../src/machines/daemon.js';
 import { topicQueueMachine } from '../../src/machines/topicQueue.js';
 
@@ -19,7 +20,7 @@ function tree() {
   const agent = agentMachine.provide({
     actors: {
       topic,
-      capability: capabilityLogic(clock),
+      capabilityShelf: capabilityShelfMachine.provide({ actors: { capability: capabilityLogic(clock) } }),
       cascade: fromPromise(({ input }) => {
         cascades.push(input);
         return new Promise((resolve) => { finishCascade = (extra) => resolve({ ...input.counts, ...extra }); });
@@ -57,7 +58,10 @@ describe('agent lifecycle (machines/agent.ts table)', () => {
     t.leo.send({ type: 'cap.open', input: { tokenId: 'cap_a', singleUse: false, expiresAt: 60000 } });
     t.leo.send({ type: 'webhook.open', fingerprint: null });
     expect(t.ids()).toEqual(['agent:leo', 'cap:cap_a', 'topic:leo/app:x', 'topic:leo/main', 'webhook:leo']);
-    expect(Object.keys(t.leo.getSnapshot().children).sort()).toEqual(['cap:cap_a', 'topic:app:x', 'topic:main', 'webhook']);
+    // The capability sits on the shelf of its token id's first character (machines/capabilityShelf.ts).
+    expect(Object.keys(t.leo.getSnapshot().children).sort()).toEqual(['caps:a', 'topic:app:x', 'topic:main', 'webhook']);
+    const shelf = t.leo.getSnapshot().children['caps:a'] as AnyActorRef;
+    expect(Object.keys(shelf.getSnapshot().children)).toEqual(['cap:cap_a']);
   });
 
   it('when a topic is opened without a command, then it is a dormant record (no actor) until a command wakes it with its creation time', () => {
