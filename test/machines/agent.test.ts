@@ -117,6 +117,21 @@ describe('agent lifecycle (machines/agent.ts table)', () => {
     expect(Object.keys(t.root.getSnapshot().children)).toEqual([]);
   });
 
+  it('when many capabilities are live, then they spread over shelves (never the agent itself), and agent.delete revokes every one', () => {
+    const t = tree();
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const tokens = Array.from({ length: 300 }, (_, i) => `cap_${alphabet[i % 64]}${String(i).padStart(11, '0')}`);
+    for (const tokenId of tokens) t.leo.send({ type: 'cap.open', input: { tokenId, singleUse: false, expiresAt: 60000 } });
+    const kids = t.leo.getSnapshot().children as Record<string, AnyActorRef>;
+    expect(Object.keys(kids).filter((k) => k.startsWith('caps:')).length).toBe(64);
+    expect(Object.keys(kids).some((k) => k.startsWith('cap:'))).toBe(false);
+    expect(t.ids().filter((id) => id.startsWith('cap:'))).toHaveLength(300);
+    const caps = tokens.map((id) => t.root.system.get(`cap:${id}`) as AnyActorRef);
+    t.leo.send({ type: 'agent.delete', at: 9, counts: {} });
+    expect(caps.every((c) => c.getSnapshot().value === 'revoked')).toBe(true);
+    expect(t.ids().filter((id) => id.startsWith('cap:'))).toEqual([]);
+  });
+
   it('when deleting receives agent.delete again, then nothing changes (one cascade)', () => {
     const t = tree();
     t.leo.send({ type: 'agent.delete', at: 5, counts: {} });
