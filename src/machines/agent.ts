@@ -5,6 +5,7 @@ import { capabilityShelfMachine, shelfChildId, SHELF_PREFIX } from './capability
 import { installMachine, type InstallInput } from './install.js';
 import { topicQueueMachine, type TopicInput } from './topicQueue.js';
 import { webhookTokenMachine } from './webhookToken.js';
+import { childFailure, endedChild, type ChildEndEvent } from './children.js';
 
 /**
  * An agent (spec §2 Agent) and everything it owns, as one actor with children (architecture.md
@@ -63,8 +64,7 @@ export type AgentEvent =
   | { type: 'install.open'; input: InstallInput }
   | { type: 'agent.delete'; at: number; counts: DeleteCounts }
   // A child reached a final state or failed (XState's own events, matched by wildcard below).
-  | { type: `xstate.done.actor.${string}`; output?: unknown }
-  | { type: `xstate.error.actor.${string}`; error: unknown };
+  | ChildEndEvent;
 
 /** Child ids (unique among one agent's children; never `cascade`, the invoked cascade). */
 export const topicChildId = (topic: string): string => `topic:${topic}`;
@@ -78,8 +78,6 @@ export { capSystemId } from './capabilityShelf.js';
 export const webhookSystemId = (agentId: string): string => `webhook:${agentId}`;
 export const installSystemId = (installId: string): string => `install:${installId}`;
 
-const DONE_PREFIX = 'xstate.done.actor.';
-const ERROR_PREFIX = 'xstate.error.actor.';
 
 /** The empty dormant set every agent starts with (never changed: updates copy). */
 const NO_TOPICS: ReadonlyMap<string, DormantTopic> = new Map();
@@ -119,12 +117,11 @@ export const agentMachine = setup({
   initial: 'active',
   on: {
     // A closed topic or a dead capability leaves the tree.
-    'xstate.done.actor.*': { actions: stopChild(({ event }) => event.type.slice(DONE_PREFIX.length)) },
+    'xstate.done.actor.*': { actions: stopChild(({ event }) => endedChild(event.type)) },
     'xstate.error.actor.*': {
       actions: enqueueActions(({ enqueue, event }) => {
-        const childId = event.type.slice(ERROR_PREFIX.length);
-        enqueue({ type: 'reportChildError', params: { childId, error: 'error' in event ? event.error : undefined } });
-        enqueue.stopChild(childId);
+        enqueue({ type: 'reportChildError', params: childFailure(event) });
+        enqueue.stopChild(endedChild(event.type));
       }),
     },
   },

@@ -1,5 +1,6 @@
 import { enqueueActions, setup, stopChild, type AnyActorRef } from 'xstate';
 import { capabilityMachine, type CapabilityInput } from './capability.js';
+import { childFailure, endedChild, type ChildEndEvent } from './children.js';
 
 /**
  * A shelf of one agent's capability actors (architecture.md, "The actor tree"): not a spec table,
@@ -20,8 +21,7 @@ export type CapabilityShelfEvent =
   | { type: 'cap.open'; input: CapabilityInput }
   /** DELETE /agents: every capability on the shelf is revoked (spec §3 Capability, last row). */
   | { type: 'agent.delete'; at: number }
-  | { type: `xstate.done.actor.${string}`; output?: unknown }
-  | { type: `xstate.error.actor.${string}`; error: unknown };
+  | ChildEndEvent;
 
 /** Shelves per agent: token ids are `cap_` + base64url, so the first character picks one of 64. */
 export const SHELF_PREFIX = 'caps:';
@@ -43,8 +43,6 @@ export function liveOnShelves(agentChildren: Record<string, AnyActorRef | undefi
   return n;
 }
 
-const DONE_PREFIX = 'xstate.done.actor.';
-const ERROR_PREFIX = 'xstate.error.actor.';
 
 export const capabilityShelfMachine = setup({
   types: {
@@ -72,12 +70,11 @@ export const capabilityShelfMachine = setup({
       }),
     },
     // A consumed, expired or revoked capability leaves the tree.
-    'xstate.done.actor.*': { actions: stopChild(({ event }) => event.type.slice(DONE_PREFIX.length)) },
+    'xstate.done.actor.*': { actions: stopChild(({ event }) => endedChild(event.type)) },
     'xstate.error.actor.*': {
       actions: enqueueActions(({ enqueue, event }) => {
-        const childId = event.type.slice(ERROR_PREFIX.length);
-        enqueue({ type: 'reportChildError', params: { childId, error: 'error' in event ? event.error : undefined } });
-        enqueue.stopChild(childId);
+        enqueue({ type: 'reportChildError', params: childFailure(event) });
+        enqueue.stopChild(endedChild(event.type));
       }),
     },
   },

@@ -1,5 +1,6 @@
 import { enqueueActions, setup, stopChild, type AnyActorRef } from 'xstate';
 import { agentMachine, agentSystemId } from './agent.js';
+import { childFailure, endedChild, type ChildEndEvent } from './children.js';
 
 /**
  * The root of the actor tree (architecture.md): one actor per daemon whose children are the
@@ -9,11 +10,8 @@ import { agentMachine, agentSystemId } from './agent.js';
  */
 export type DaemonEvent =
   | { type: 'agent.spawn'; id: string; home: string }
-  | { type: `xstate.done.actor.${string}`; output?: unknown }
-  | { type: `xstate.error.actor.${string}`; error: unknown };
+  | ChildEndEvent;
 
-const DONE_PREFIX = 'xstate.done.actor.';
-const ERROR_PREFIX = 'xstate.error.actor.';
 
 export const daemonMachine = setup({
   types: {
@@ -36,12 +34,11 @@ export const daemonMachine = setup({
       }),
     },
     // A deleted agent (final state) leaves the tree.
-    'xstate.done.actor.*': { actions: stopChild(({ event }) => event.type.slice(DONE_PREFIX.length)) },
+    'xstate.done.actor.*': { actions: stopChild(({ event }) => endedChild(event.type)) },
     'xstate.error.actor.*': {
       actions: enqueueActions(({ enqueue, event }) => {
-        const childId = event.type.slice(ERROR_PREFIX.length);
-        enqueue({ type: 'reportChildError', params: { childId, error: 'error' in event ? event.error : undefined } });
-        enqueue.stopChild(childId);
+        enqueue({ type: 'reportChildError', params: childFailure(event) });
+        enqueue.stopChild(endedChild(event.type));
       }),
     },
   },

@@ -1,0 +1,24 @@
+/**
+ * What every parent machine of the tree (daemon, agent, capability shelf) does with its children's
+ * ends: XState tells a parent with `xstate.done.actor.<child id>` (a final state: a deleted agent, a
+ * closed topic, a dead capability) or `xstate.error.actor.<child id>` (a bug below). The parent
+ * stops that child, so it leaves the tree; an error is reported first, and the siblings go on.
+ */
+
+/** XState's events about a child's end, as a parent machine receives them. */
+export type ChildEndEvent =
+  | { type: `xstate.done.actor.${string}`; output?: unknown }
+  | { type: `xstate.error.actor.${string}`; error: unknown };
+
+const DONE_PREFIX = 'xstate.done.actor.';
+const ERROR_PREFIX = 'xstate.error.actor.';
+
+/** The child id such an event names. */
+export function endedChild(eventType: string): string {
+  return eventType.slice(eventType.startsWith(DONE_PREFIX) ? DONE_PREFIX.length : ERROR_PREFIX.length);
+}
+
+/** The `reportChildError` parameters of an `xstate.error.actor.*` event. */
+export function childFailure(event: { type: string; error?: unknown }): { childId: string; error: unknown } {
+  return { childId: endedChild(event.type), error: 'error' in event ? event.error : undefined };
+}
