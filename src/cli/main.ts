@@ -111,4 +111,11 @@ export async function main(argv: string[]): Promise<void> {
   });
 }
 
+// A reader that stops early (`loom --help | head`, `loom logs | less` then q) closes the pipe: that is
+// the end of the output, not a failure, so the CLI ends quietly instead of dying on an unhandled EPIPE.
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code === 'EPIPE') process.exit(0);
+  throw err;
+});
+
 await main(process.argv.slice(2));
