@@ -6,6 +6,7 @@ import type { TopicQueueContext } from '../machines/topicQueue.js';
 import { describeActor, shellEntry, ticketView } from './inspectionMessages.js';
 import type { RecentCommand, RecentCommands } from './recentCommands.js';
 import type { DaemonActor } from './tree.js';
+import { agentsOf } from '../machines/agentShelf.js';
 
 /** One topic of the snapshot (behaviour.md §13.2). */
 export interface TopicInspection {
@@ -98,7 +99,7 @@ function agentOf(agentId: string, ref: AnyActorRef, s: SnapshotSources, now: num
  */
 export function inspectionSnapshot(s: SnapshotSources): InspectionSnapshot {
   const now = s.clock.now();
-  const agents = Object.entries(childrenOf(s.root as unknown as AnyActorRef))
+  const agents = agentsOf(s.root as unknown as AnyActorRef)
     .map(([agentId, ref]) => agentOf(agentId, ref, s, now))
     .sort(byKey((a) => a.agent_id));
   return { at: new Date(now).toISOString(), version: s.info.version, uptime_ms: Math.max(0, now - s.info.startedAt), agents };

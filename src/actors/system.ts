@@ -13,6 +13,7 @@ import type { HubName, TopicRef as TopicName } from '../domain/topic.js';
 import { installError, type InstallOutcome, type InstallProgress } from '../domain/install.js';
 import { agentSystemId, capSystemId, installSystemId, topicSystemId, webhookSystemId, type AgentOutcome, type DeleteCounts } from '../machines/agent.js';
 import type { CapabilityInput } from '../machines/capability.js';
+import { agentsOf } from '../machines/agentShelf.js';
 import { liveOnShelves } from '../machines/capabilityShelf.js';
 import type { InstallInput } from '../machines/install.js';
 import { shellSystemId, type ShellInput } from '../machines/shell.js';
@@ -362,12 +363,12 @@ export class LoomSystem {
 
   /** Agent ids in the tree, sorted (GET /sessions without a filter). */
   agentIds(): string[] {
-    return Object.keys(this.root.getSnapshot().children).sort();
+    return agentsOf(this.root).map(([id]) => id).sort();
   }
 
   /** GET /health counts: agents in the tree, sessions = open topics (live and dormant) across all agents. */
   counts(): { agents: number; sessions: number } {
-    const agents = Object.values(this.root.getSnapshot().children) as AgentRef[];
+    const agents = agentsOf(this.root).map(([, ref]) => ref as AgentRef);
     let sessions = 0;
     for (const a of agents) {
       const snap = a.getSnapshot();

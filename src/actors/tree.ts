@@ -6,6 +6,7 @@ import type { SessionState } from '../domain/session.js';
 import type { ExecResult, Ticket } from '../domain/ticket.js';
 import { agentMachine, type DeleteCounts } from '../machines/agent.js';
 import { capabilityLogic } from '../machines/capability.js';
+import { agentShelfMachine } from '../machines/agentShelf.js';
 import { capabilityShelfMachine } from '../machines/capabilityShelf.js';
 import { daemonMachine } from '../machines/daemon.js';
 import { installMachine, type InstallEvent, type InstallInput, type ProgressUpdate } from '../machines/install.js';
@@ -108,6 +109,7 @@ export function createTree(effects: TreeEffects): DaemonActor {
     },
     actions: { reportChildError },
   });
-  const root = daemonMachine.provide({ actors: { agent }, actions: { reportChildError } });
+  const agentShelf = agentShelfMachine.provide({ actors: { agent }, actions: { reportChildError } });
+  const root = daemonMachine.provide({ actors: { agentShelf }, actions: { reportChildError } });
   return createActor(root, { clock, systemId: 'daemon' } as never) as DaemonActor;
 }

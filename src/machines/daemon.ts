@@ -1,24 +1,23 @@
-import { enqueueActions, setup, stopChild, type AnyActorRef } from 'xstate';
-import { agentMachine, agentSystemId } from './agent.js';
+import { enqueueActions, setup, type AnyActorRef } from 'xstate';
+import { agentShelfId, agentShelfMachine } from './agentShelf.js';
 import { childFailure, endedChild, type ChildEndEvent } from './children.js';
 
 /**
- * The root of the actor tree (architecture.md): one actor per daemon whose children are the
- * registered agents (`agent:<id>`, child id = the agent id). It has one state; it only spawns
- * agents and removes the ones that finished (deleted) or failed, so one agent's bug never stops
- * the others.
+ * The root of the actor tree (architecture.md): one actor per daemon. The registered agents
+ * (`agent:<id>`, child id = the agent id) sit on 64 agent shelves below it (machines/agentShelf.ts
+ * says why). It has one state; it only hands `agent.spawn` to the agent's shelf, which spawns the
+ * agent and removes it when it finished (deleted) or failed, so one agent's bug never stops the others.
  */
 export type DaemonEvent =
   | { type: 'agent.spawn'; id: string; home: string }
   | ChildEndEvent;
-
 
 export const daemonMachine = setup({
   types: {
     events: {} as DaemonEvent,
   },
   actors: {
-    agent: agentMachine,
+    agentShelf: agentShelfMachine,
   },
   actions: {
     reportChildError: (_args, _params: { childId: string; error: unknown }) => {},
@@ -28,13 +27,13 @@ export const daemonMachine = setup({
   on: {
     'agent.spawn': {
       actions: enqueueActions(({ enqueue, event, self }) => {
+        const shelf = agentShelfId(event.id);
         const children = (self.getSnapshot() as { children: Record<string, AnyActorRef> }).children;
-        // Object.hasOwn: an agent id such as `toString` is not a child because a plain object inherits it (issue 12).
-        if (!Object.hasOwn(children, event.id)) enqueue.spawnChild('agent', { id: event.id, systemId: agentSystemId(event.id), input: { id: event.id, home: event.home } });
+        if (!Object.hasOwn(children, shelf)) enqueue.spawnChild('agentShelf', { id: shelf });
+        enqueue.sendTo(shelf, event);
       }),
     },
-    // A deleted agent (final state) leaves the tree.
-    'xstate.done.actor.*': { actions: stopChild(({ event }) => endedChild(event.type)) },
+    // A shelf never ends by itself; one that fails (a bug) is reported and stopped.
     'xstate.error.actor.*': {
       actions: enqueueActions(({ enqueue, event }) => {
         enqueue({ type: 'reportChildError', params: childFailure(event) });

@@ -4,6 +4,7 @@ import type { TopicRef } from '../../src/domain/topic.js';
 import { agentMachine, type AgentOutcome } from '../../src/machines/agent.js';
 import { capabilityLogic } from '../../src/machines/capability.js';
 import { capabilityShelfMachine } from '../../src/machines/capabilityShelf.js';
+import { agentShelfMachine, agentsOf } from '../../src/machines/agentShelf.js';
 import { daemonMachine } from '../../src/machines/daemon.js';
 import { topicQueueMachine } from '../../src/machines/topicQueue.js';
 
@@ -28,7 +29,7 @@ function tree() {
     },
     actions: { reportChildError: (_a, { childId }) => { errors.push(childId); } },
   });
-  const root = createActor(daemonMachine.provide({ actors: { agent } }), { clock }).start();
+  const root = createActor(daemonMachine.provide({ actors: { agentShelf: agentShelfMachine.provide({ actors: { agent } }) } }), { clock }).start();
   root.send({ type: 'agent.spawn', id: 'leo', home: '/h' });
   const leo = root.system.get('agent:leo') as AnyActorRef;
   return { root, leo, clock, errors, cascades, finish: (extra: Record<string, number> = {}) => finishCascade(extra), ids: () => Object.keys(root.system.getAll()).sort() };
@@ -114,7 +115,7 @@ describe('agent lifecycle (machines/agent.ts table)', () => {
     expect(t.leo.getSnapshot().status).toBe('done');
     expect(t.leo.getSnapshot().output as AgentOutcome).toEqual({ ok: true, counts: { disposed_sessions: 1, revoked_capabilities: 1, extra: 2 } });
     expect(t.ids()).toEqual([]);
-    expect(Object.keys(t.root.getSnapshot().children)).toEqual([]);
+    expect(agentsOf(t.root)).toEqual([]);
   });
 
   it('when many capabilities are live, then they spread over shelves (never the agent itself), and agent.delete revokes every one', () => {
@@ -130,6 +131,19 @@ describe('agent lifecycle (machines/agent.ts table)', () => {
     t.leo.send({ type: 'agent.delete', at: 9, counts: {} });
     expect(caps.every((c) => c.getSnapshot().value === 'revoked')).toBe(true);
     expect(t.ids().filter((id) => id.startsWith('cap:'))).toEqual([]);
+  });
+
+  it('when many agents are spawned, then they spread over the shelves of the root (ids with one prefix too), each once, and each can be looked up', () => {
+    const t = tree();
+    for (let i = 0; i < 300; i++) t.root.send({ type: 'agent.spawn', id: `a${i}`, home: `/h${i}` });
+    t.root.send({ type: 'agent.spawn', id: 'a7', home: '/other' });
+    const shelves = Object.keys(t.root.getSnapshot().children);
+    expect(shelves.length).toBeGreaterThan(32);
+    expect(shelves.every((id) => id.startsWith('agents:'))).toBe(true);
+    const ids = agentsOf(t.root).map(([id]) => id);
+    expect(ids).toHaveLength(301);
+    expect(new Set(ids).size).toBe(301);
+    expect((t.root.system.get('agent:a7') as AnyActorRef).getSnapshot().context.home).toBe('/h7');
   });
 
   it('when deleting receives agent.delete again, then nothing changes (one cascade)', () => {
