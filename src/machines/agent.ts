@@ -5,7 +5,7 @@ import { capabilityShelfMachine, shelfChildId, SHELF_PREFIX } from './capability
 import { installMachine, type InstallInput } from './install.js';
 import { topicQueueMachine, type TopicInput } from './topicQueue.js';
 import { webhookTokenMachine } from './webhookToken.js';
-import { childFailure, endedChild, type ChildEndEvent } from './children.js';
+import { childFailure, childrenOf, endedChild, type ChildEndEvent } from './children.js';
 
 /**
  * An agent (spec §2 Agent) and everything it owns, as one actor with children (architecture.md
@@ -90,7 +90,6 @@ function without<V>(m: ReadonlyMap<string, V>, key: string): ReadonlyMap<string,
   return out;
 }
 
-const childrenOf = (self: AnyActorRef): Record<string, AnyActorRef> => (self.getSnapshot() as { children: Record<string, AnyActorRef> }).children;
 
 export const agentMachine = setup({
   types: {

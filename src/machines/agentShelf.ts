@@ -1,6 +1,6 @@
 import { enqueueActions, setup, stopChild, type AnyActorRef } from 'xstate';
 import { agentMachine, agentSystemId } from './agent.js';
-import { childFailure, endedChild, type ChildEndEvent } from './children.js';
+import { childFailure, childrenOf, endedChild, type ChildEndEvent } from './children.js';
 
 /**
  * A shelf of agent actors under the daemon root (architecture.md, "The actor tree"): not a spec
@@ -25,7 +25,6 @@ export function agentShelfId(agentId: string): string {
   return `${AGENT_SHELF_PREFIX}${(h >>> 0) % SHELVES}`;
 }
 
-const childrenOf = (ref: AnyActorRef): Record<string, AnyActorRef | undefined> => (ref.getSnapshot() as { children: Record<string, AnyActorRef | undefined> }).children;
 
 /** Every agent actor under the root, as [agent id, actor] (ids are the agents' child ids on their shelves). */
 export function agentsOf(root: AnyActorRef): Array<[string, AnyActorRef]> {

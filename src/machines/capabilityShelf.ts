@@ -1,6 +1,6 @@
 import { enqueueActions, setup, stopChild, type AnyActorRef } from 'xstate';
 import { capabilityMachine, type CapabilityInput } from './capability.js';
-import { childFailure, endedChild, type ChildEndEvent } from './children.js';
+import { childFailure, childrenOf, endedChild, type ChildEndEvent } from './children.js';
 
 /**
  * A shelf of one agent's capability actors (architecture.md, "The actor tree"): not a spec table,
@@ -34,7 +34,6 @@ export const capChildId = (tokenId: string): string => `cap:${tokenId}`;
 /** behaviour.md §13.3 system id of a capability actor. */
 export const capSystemId = (tokenId: string): string => `cap:${tokenId}`;
 
-const childrenOf = (self: AnyActorRef): Record<string, AnyActorRef> => (self.getSnapshot() as { children: Record<string, AnyActorRef> }).children;
 
 /** The live capabilities on an agent's shelves, given the agent's children. */
 export function liveOnShelves(agentChildren: Record<string, AnyActorRef | undefined>): number {

@@ -1,9 +1,16 @@
+import type { AnyActorRef } from 'xstate';
+
 /**
- * What every parent machine of the tree (daemon, agent, capability shelf) does with its children's
+ * What every parent machine of the tree (daemon, agent shelf, agent, capability shelf) does with its children's
  * ends: XState tells a parent with `xstate.done.actor.<child id>` (a final state: a deleted agent, a
  * closed topic, a dead capability) or `xstate.error.actor.<child id>` (a bug below). The parent
  * stops that child, so it leaves the tree; an error is reported first, and the siblings go on.
  */
+
+/** An actor's current children by child id (XState keeps them on the snapshot). */
+export function childrenOf(ref: AnyActorRef): Record<string, AnyActorRef> {
+  return (ref.getSnapshot() as { children?: Record<string, AnyActorRef> }).children ?? {};
+}
 
 /** XState's events about a child's end, as a parent machine receives them. */
 export type ChildEndEvent =
