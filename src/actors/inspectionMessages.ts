@@ -31,7 +31,23 @@ export interface LiveActor {
   detail: Record<string, unknown>;
 }
 
-const iso = (ms: number) => new Date(ms).toISOString();
+/**
+ * ISO time of an epoch ms, remembering the last one: a watched daemon under load stamps thousands of
+ * messages a second, mostly within the same millisecond, and Date#toISOString was ~2 % of its CPU.
+ */
+let lastMs = Number.NaN;
+let lastIso = '';
+const iso = (ms: number): string => {
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
+};
+
+/** Whether two state values are the same (strings for flat machines, objects for parallel ones). */
+const sameValue = (a: unknown, b: unknown): boolean =>
+  a === b || (typeof a === 'object' && typeof b === 'object' && JSON.stringify(a) === JSON.stringify(b));
 
 interface Snap {
   value?: unknown;
@@ -106,7 +122,7 @@ export function describeActor(systemId: string, ref: AnyActorRef, now: number): 
 
 /** Turns inspection events into §13.3 messages; remembers each actor's last state and children. */
 export class InspectionSerialiser {
-  private readonly last = new WeakMap<AnyActorRef, { value: unknown; children: Map<string, AnyActorRef>; progress?: string }>();
+  private readonly last = new WeakMap<AnyActorRef, { value: unknown; children: Record<string, AnyActorRef>; progress?: string }>();
 
   constructor(private readonly clock: { now(): number }) {}
 
@@ -117,9 +133,9 @@ export class InspectionSerialiser {
   seed(refs: AnyActorRef[]): void {
     for (const ref of refs) {
       const snap = ref.getSnapshot() as Snap;
-      const children = new Map(Object.entries(snap.children ?? {}));
+      const children = snap.children ?? {};
       this.last.set(ref, { value: snap.value, children });
-      const unlisted = [...children.values()].filter((c) => !(c as { systemId?: string }).systemId);
+      const unlisted = Object.values(children).filter((c) => !(c as { systemId?: string }).systemId);
       if (unlisted.length > 0) this.seed(unlisted);
     }
   }
@@ -132,24 +148,30 @@ export class InspectionSerialiser {
     const systemId = (ref as { systemId?: string }).systemId;
     if (!machine) return [];
     const snap = ev.snapshot as Snap;
-    const at = iso(this.clock.now());
-    const out: InspectorMessage[] = [];
     const prev = this.last.get(ref);
-    const children = new Map(Object.entries(snap.children ?? {}));
+    const children = snap.children ?? {};
+    let at: string | undefined;
+    const stamp = () => (at ??= iso(this.clock.now()));
+    const out: InspectorMessage[] = [];
     // An actor without a system id (a capability shelf) has no messages of its own, but its
     // children's stops are read from its snapshot like any parent's.
-    if (systemId && ev.event.type === 'xstate.init') out.push({ type: 'actor', actor: systemId, machine, event: 'created', at });
-    else if (systemId && prev && JSON.stringify(prev.value) !== JSON.stringify(snap.value)) {
-      out.push({ type: 'transition', actor: systemId, machine, from: prev.value, to: snap.value, event: ev.event.type, at });
+    if (systemId && ev.event.type === 'xstate.init') out.push({ type: 'actor', actor: systemId, machine, event: 'created', at: stamp() });
+    else if (systemId && prev && !sameValue(prev.value, snap.value)) {
+      out.push({ type: 'transition', actor: systemId, machine, from: prev.value, to: snap.value, event: ev.event.type, at: stamp() });
     }
-    const progress = systemId && machine === 'install' ? this.installMessage(systemId, snap, at) : null;
+    const progress = systemId && machine === 'install' ? this.installMessage(systemId, snap, stamp()) : null;
     if (progress && progress.key !== prev?.progress) out.push(progress.msg);
-    for (const [id, child] of prev?.children ?? []) {
-      const childId = (child as { systemId?: string }).systemId;
-      const childMachine = machineOf(child);
-      if (!children.has(id) && childId && childMachine) out.push({ type: 'actor', actor: childId, machine: childMachine, event: 'stopped', at });
+    // XState replaces a snapshot's children object only when a child is spawned or stopped.
+    if (prev && prev.children !== children) {
+      for (const [id, child] of Object.entries(prev.children)) {
+        const childId = (child as { systemId?: string }).systemId;
+        const childMachine = machineOf(child);
+        if (!Object.hasOwn(children, id) && childId && childMachine) out.push({ type: 'actor', actor: childId, machine: childMachine, event: 'stopped', at: stamp() });
+      }
     }
-    this.last.set(ref, { value: snap.value, children, ...(progress ? { progress: progress.key } : {}) });
+    if (!prev || prev.value !== snap.value || prev.children !== children || progress) {
+      this.last.set(ref, { value: snap.value, children, ...(progress ? { progress: progress.key } : {}) });
+    }
     return out;
   }
 

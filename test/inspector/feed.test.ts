@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Inspection, InspectorMessage } from '../../src/actors/inspection.js';
 import type { InspectionSnapshot } from '../../src/actors/inspectionSnapshot.js';
-import { InspectorFeed, SLOW_CLIENT_CODE, type FeedClient } from '../../src/inspector/feed.js';
+import { FRAME_MS, InspectorFeed, SLOW_CLIENT_CODE, type FeedClient } from '../../src/inspector/feed.js';
 
 /** A client stand-in: records what it was sent and how it was closed; its buffer is set by the test. */
 class FakeClient implements FeedClient {
@@ -30,7 +30,19 @@ function fakeSource() {
 }
 
 const msg = (n: number): InspectorMessage => ({ type: 'actor', actor: `agent:a${n}`, machine: 'agent', event: 'created', at: 'x' });
-const clock = { now: () => 0, setTimeout: () => 0, clearTimeout: () => undefined } as never;
+/** A clock whose timers run only when the test says so: `tick()` runs the pending frame timer. */
+function manualClock() {
+  const timers = new Map<number, { fn: () => void; ms: number }>();
+  let next = 1;
+  return {
+    timers,
+    now: () => 0,
+    setTimeout: (fn: () => void, ms: number) => { timers.set(next, { fn, ms }); return next++; },
+    clearTimeout: (h: unknown) => { timers.delete(h as number); },
+    tick() { for (const [id, t] of [...timers]) { timers.delete(id); t.fn(); } },
+  };
+}
+const clock = manualClock();
 
 describe('inspector feed (behaviour.md §13, "costs nothing while nobody watches")', () => {
   it('when nobody is attached, the tree is not observed; the first client subscribes, the last one leaving unsubscribes', () => {
@@ -50,19 +62,51 @@ describe('inspector feed (behaviour.md §13, "costs nothing while nobody watches
     expect(state.subscribed).toBe(2);
   });
 
-  it('each client gets the snapshot first, then every live message, serialised once for all', () => {
+  it('each client gets the snapshot first, then the live messages in frames (arrays, in order), each frame serialised once for all', () => {
     const { state, source } = fakeSource();
-    const feed = new InspectorFeed(source, clock, 1024);
+    const c = manualClock();
+    const feed = new InspectorFeed(source, c as never, 1024);
     const a = new FakeClient();
     const b = new FakeClient();
     feed.attach(a);
     state.emit(msg(1));
-    feed.attach(b);
     state.emit(msg(2));
-    expect(a.sent.map((s) => JSON.parse(s).type)).toEqual(['snapshot', 'actor', 'actor']);
-    expect(b.sent.map((s) => JSON.parse(s).type)).toEqual(['snapshot', 'actor']);
-    expect(JSON.parse(a.sent[0])).toEqual({ type: 'snapshot', at: '2026-01-01T00:00:00.000Z', version: '0.1.0', uptime_ms: 5, agents: [] });
-    expect(b.sent[1]).toBe(a.sent[2]);
+    // Gathered, not sent: one timer of FRAME_MS for the frame.
+    expect(a.sent).toHaveLength(1);
+    expect([...c.timers.values()].map((t) => t.ms)).toEqual([FRAME_MS]);
+    expect(FRAME_MS).toBe(50);
+    c.tick();
+    expect(a.sent.map((x) => JSON.parse(x))).toEqual([
+      { type: 'snapshot', at: '2026-01-01T00:00:00.000Z', version: '0.1.0', uptime_ms: 5, agents: [] },
+      [msg(1), msg(2)],
+    ]);
+    state.emit(msg(3));
+    // A client attaching mid-frame: the frame goes to the others first (its snapshot already holds it).
+    feed.attach(b);
+    expect(a.sent.map((x) => JSON.parse(x))[2]).toEqual([msg(3)]);
+    expect(b.sent).toHaveLength(1);
+    state.emit(msg(4));
+    c.tick();
+    expect(JSON.parse(b.sent[1])).toEqual([msg(4)]);
+    expect(b.sent[1]).toBe(a.sent[3]);
+    // Nothing gathered: no empty frame.
+    c.tick();
+    expect(a.sent).toHaveLength(4);
+  });
+
+  it('when the last client leaves, the gathered frame and its timer are dropped', () => {
+    const { state, source } = fakeSource();
+    const c = manualClock();
+    const feed = new InspectorFeed(source, c as never, 1024);
+    const a = new FakeClient();
+    feed.attach(a);
+    state.emit(msg(1));
+    feed.detach(a);
+    expect(c.timers.size).toBe(0);
+    const b = new FakeClient();
+    feed.attach(b);
+    c.tick();
+    expect(b.sent.map((x) => JSON.parse(x).type)).toEqual(['snapshot']);
   });
 
   it('when a client\'s send buffer passes the limit, then it is closed with 1013 and gets nothing more; the others go on', () => {
@@ -74,12 +118,15 @@ describe('inspector feed (behaviour.md §13, "costs nothing while nobody watches
     feed.attach(fast);
     slow.bufferedAmount = 1000;
     state.emit(msg(1));
+    clock.tick();
     expect(slow.closed).toBeNull();
     slow.bufferedAmount = 1001;
     state.emit(msg(2));
+    clock.tick();
     expect(slow.closed).toEqual([SLOW_CLIENT_CODE, 'inspector client too slow']);
     expect(SLOW_CLIENT_CODE).toBe(1013);
     state.emit(msg(3));
+    clock.tick();
     expect(slow.sent).toHaveLength(2);
     expect(fast.sent).toHaveLength(4);
     expect(feed.size).toBe(1);
@@ -90,7 +137,10 @@ describe('inspector feed (behaviour.md §13, "costs nothing while nobody watches
     const feed = new InspectorFeed(source, clock, 1000);
     const a = new FakeClient();
     feed.attach(a);
+    state.emit(msg(1));
     feed.closeAll();
+    // The gathered frame goes out before the close.
+    expect(JSON.parse(a.sent[1])).toEqual([msg(1)]);
     expect(a.closed).toEqual([1001, 'loom shutting down']);
     expect(state.unsubscribed).toBe(1);
     expect(feed.size).toBe(0);

@@ -19,7 +19,10 @@ export async function openInspector(port: number, headers: Record<string, string
   const waiters = new Set<() => void>();
   ws.on('message', (data) => {
     raw.push(data.toString());
-    messages.push(JSON.parse(data.toString()));
+    // The snapshot is one object, each later frame an array of live messages (src/inspector/feed.ts).
+    const parsed = JSON.parse(data.toString());
+    if (Array.isArray(parsed)) messages.push(...parsed);
+    else messages.push(parsed);
     for (const w of [...waiters]) w();
   });
   await new Promise<void>((resolve, reject) => {

@@ -71,9 +71,15 @@ function connect() {
     loadStatic().catch(() => undefined);
   };
   ws.onmessage = (ev) => {
-    const msg = JSON.parse(ev.data);
-    if (msg.type === 'snapshot') model.applySnapshot(msg);
-    else if (model.apply(msg)) scheduleRefresh();
+    // The snapshot is one object; every later frame is an array of live messages, in order.
+    const data = JSON.parse(ev.data);
+    if (!Array.isArray(data)) {
+      if (data.type === 'snapshot') model.applySnapshot(data);
+      return;
+    }
+    let refresh = false;
+    for (const msg of data) if (model.apply(msg)) refresh = true;
+    if (refresh) scheduleRefresh();
   };
   ws.onclose = (ev) => {
     ui.lostAt ??= Date.now();

@@ -9,6 +9,18 @@ import { topicKey } from './model.js';
 const agentCards = new Map();
 const topicCards = new Map();
 
+// Cards scrolled out of view are not redrawn (bench/inspector: rebuilding every card four times a
+// second was most of the page's CPU under load); one coming into view is redrawn at the next tick.
+const offscreen = new WeakSet();
+const visibility = typeof IntersectionObserver === 'function'
+  ? new IntersectionObserver((entries) => {
+    for (const e of entries) {
+      if (e.isIntersecting) offscreen.delete(e.target);
+      else offscreen.add(e.target);
+    }
+  }, { rootMargin: '200px' })
+  : null;
+
 function selectable(actor, selected) {
   return { 'data-actor': actor, class: actor === selected ? 'selected' : undefined, tabindex: 0 };
 }
@@ -55,9 +67,11 @@ function topicCard(t, ctx) {
   if (!card) {
     card = h('article', { class: 'topic', 'data-actor': actor, data: { topic: t.topic, agent: t.agentId }, tabindex: 0 });
     topicCards.set(key, card);
+    visibility?.observe(card);
   }
   card.dataset.state = t.state;
   card.classList.toggle('selected', actor === ctx.selected);
+  if (offscreen.has(card)) return card;
   // A live shell is its own actor (shell:<agent>/<topic>): selecting it draws the shell machine.
   const shellAttrs = t.shell && t.shell.state !== 'none' ? selectable(`shell:${key}`, ctx.selected) : {};
   const shell = t.shell ? h('p', { ...shellAttrs, class: `shell${shellAttrs.class ? ' selected' : ''}` }, `shell ${t.shell.state ?? ''}`, t.shell.pid ? ` · pid ${t.shell.pid}` : '', t.shell.cwd ? ` · ${t.shell.cwd}` : '') : null;
@@ -116,7 +130,11 @@ export function renderAgents(root, model, ctx) {
     return fill(sec, agentHeader(a, ctx), capabilitiesView(a, ctx), installsView(a, ctx),
       topics.length ? h('div', { class: 'topics' }, topics.map((t) => topicCard(t, ctx))) : h('p', { class: 'empty' }, 'no open topics'));
   });
-  for (const key of [...topicCards.keys()]) if (!keep.has(key)) topicCards.delete(key);
+  for (const [key, card] of [...topicCards]) {
+    if (keep.has(key)) continue;
+    visibility?.unobserve(card);
+    topicCards.delete(key);
+  }
   for (const id of [...agentCards.keys()]) if (!model.agents.has(id)) agentCards.delete(id);
   if (sections.length === 0) fill(root, h('p', { class: 'empty' }, 'No agents registered.'));
   else if (sections.some((s, i) => root.children[i] !== s) || root.children.length !== sections.length) fill(root, sections);
