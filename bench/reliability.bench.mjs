@@ -37,6 +37,17 @@ function fds(pid) {
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * RSS once the process has sat idle for SETTLE_S seconds: V8 keeps the young generation and freed
+ * old-space pages of a burst committed until its memory reducer runs (~20 s of low allocation
+ * here), so a reading right after a burst is transient; both readings are reported.
+ */
+const SETTLE_S = Number(process.env.RELIABILITY_SETTLE_S ?? 40);
+async function settled(pid) {
+  await sleep(SETTLE_S * 1000);
+  return rss(pid);
+}
 const post = (url, body, headers = {}) => fetch(url, { method: 'POST', headers: { 'Content-Type': 'application/json', ...headers }, body: typeof body === 'string' ? body : JSON.stringify(body) });
 
 /** Run `fn(i)` for i < n with `width` in flight. */
@@ -148,7 +159,8 @@ async function floodPart() {
     await exec(d.base, 'flood', 'event', '/events.clear --all');
     await sleep(3000);
     const cleared = rss(d.pid);
-    rounds.push({ base, peak: Math.max(peak, after), after, cleared });
+    const clearedSettled = await settled(d.pid);
+    rounds.push({ base, peak: Math.max(peak, after), after, cleared, clearedSettled });
     await d.stop();
   }
   return rounds;
@@ -173,6 +185,7 @@ async function pendingPart() {
   await exec(d.base, 'many', 'event', '/events');
   await sleep(2000);
   const running = rss(d.pid);
+  const runningSettled = await settled(d.pid);
   await d.stop();
   const t1 = Date.now();
   d = await startDaemon({ SVC_DATA_DIR: dataDir });
@@ -180,8 +193,9 @@ async function pendingPart() {
   await exec(d.base, 'many', 'event', '/events');
   await sleep(2000);
   const restarted = rss(d.pid);
+  const restartedSettled = await settled(d.pid);
   await d.stop();
-  return { base, peak: Math.max(peak, running), running, restarted, seconds, loadSeconds };
+  return { base, peak: Math.max(peak, running), running, runningSettled, restarted, restartedSettled, seconds, loadSeconds };
 }
 
 const f1 = (x) => x.toFixed(1);
@@ -201,6 +215,7 @@ const [lo, hi] = b.levels;
 const ratioMeans = mean(b.times[hi]) / mean(b.times[lo]);
 const ratioRoundMedians = median(b.roundMeans[hi]) / median(b.roundMeans[lo]);
 const floodDelta = median(c.map((r) => r.cleared - r.base));
+const floodSettledDelta = median(c.map((r) => r.clearedSettled - r.base));
 const load = loadavg().map((x) => x.toFixed(1)).join(', ');
 
 writeResult('reliability', 'Reliability: descriptors, memory, mint cost (issue 12)', `
@@ -241,11 +256,12 @@ capabilities.json: 4.7 ms at 1,000 live tokens, 24.9 ms at 6,000, as the issue m
 
 Three rounds, fresh daemon each (8 connections). RSS MiB:
 
-| round | baseline | peak | after the flood | after the clear | clear − baseline |
-|---|---|---|---|---|---|
-${c.map((r, i) => `| ${i + 1} | ${f1(r.base)} | ${f1(r.peak)} | ${f1(r.after)} | ${f1(r.cleared)} | ${f1(r.cleared - r.base)} |`).join('\n')}
+| round | baseline | peak | after the flood | 3 s after the clear | − baseline | ${SETTLE_S} s later | − baseline |
+|---|---|---|---|---|---|---|---|
+${c.map((r, i) => `| ${i + 1} | ${f1(r.base)} | ${f1(r.peak)} | ${f1(r.after)} | ${f1(r.cleared)} | ${f1(r.cleared - r.base)} | ${f1(r.clearedSettled)} | ${f1(r.clearedSettled - r.base)} |`).join('\n')}
 
-Median growth after the clear: **${f1(floodDelta)} MB**; target ≤ 60 MB: **${floodDelta <= 60 ? 'meets' : 'misses'}**
+Median growth 3 s after the clear: **${f1(floodDelta)} MB**, ${SETTLE_S} s later (idle, V8's memory reducer has run):
+**${f1(floodSettledDelta)} MB**; target ≤ 60 MB: **${floodDelta <= 60 ? 'meets' : floodSettledDelta <= 60 ? 'meets once settled' : 'misses'}**
 (before issue 12: 80 → 342 MB after 3,000 events, and it stayed there after the clear). Texts stay in the
 log; memory holds an index and a 4 MiB cache of recent texts.
 
@@ -258,8 +274,13 @@ restarted and rebuilt its index from the log (${f1(dd.loadSeconds)} s to the rea
 |---|---|
 | baseline | ${f1(dd.base)} |
 | peak during ingest | ${f1(dd.peak)} |
-| ${PENDING.toLocaleString('en-US')} pending, running | ${f1(dd.running)} |
-| after a restart with ${PENDING.toLocaleString('en-US')} pending | ${f1(dd.restarted)} |
+| ${PENDING.toLocaleString('en-US')} pending, running, 2 s after the ingest | ${f1(dd.running)} |
+| the same, ${SETTLE_S} s later (idle) | ${f1(dd.runningSettled)} |
+| after a restart with ${PENDING.toLocaleString('en-US')} pending (2 s after the first \`/events\`) | ${f1(dd.restarted)} |
+| the same, ${SETTLE_S} s later | ${f1(dd.restartedSettled)} |
 
-Target ≤ 120 MB: **${Math.max(dd.running, dd.restarted) <= 120 ? 'meets' : 'misses'}** (running and restarted).
+Target ≤ 120 MB: **${Math.max(dd.running, dd.restarted) <= 120 ? 'meets' : Math.max(dd.runningSettled, dd.restartedSettled) <= 120 ? 'meets once settled (not 2 s after the ingest burst)' : 'misses'}** (running and restarted).
+The index is columnar (src/stores/eventIndex.ts: ~48 bytes a row); what stays above the restarted
+figure right after the ingest is the burst's young generation and freed heap pages, which V8 keeps
+committed until its memory reducer runs.
 `);

@@ -5,6 +5,7 @@ import { EVENT_ID_RE, WEBHOOK_SOURCE, type EventHead, type EventListing, type Ev
 import type { Clock } from '../domain/ports.js';
 import { AppendLog, LogClosedError, type RewritePlan } from './appendLog.js';
 import { quarantine, scanLog } from './inboxScan.js';
+import { EventIndex } from './eventIndex.js';
 import { TextCache } from './textCache.js';
 import { sharedLogHandles, type LogHandles } from './logHandles.js';
 
@@ -19,93 +20,64 @@ export interface LoadReport {
   quarantine?: string;
 }
 
-/** An event in memory: everything but its text, which stays in the log at `off` (issue 12, defect 12). */
-interface Indexed extends Omit<StoredEvent, 'text'> {
-  off: number;
-  len: number;
-  /** The status written in the event's add line (an ack is a later line until compaction). */
-  written: EventStatus;
-}
-
 const addLine = (e: StoredEvent): string => JSON.stringify({ op: 'add', event: e }) + '\n';
-const head = (e: Indexed): EventHead => ({ id: e.id, agentId: e.agentId, receivedAt: e.receivedAt, source: e.source, status: e.status });
 
 /** One agent's inbox: the log and its index (append order = id order). */
 class AgentInbox {
-  order: Indexed[] = [];
-  byId = new Map<string, Indexed>();
-  pending = 0;
+  readonly index: EventIndex;
   readonly log: AppendLog;
 
-  constructor(path: string, private readonly texts: TextCache, handles: LogHandles) {
-    this.log = new AppendLog(path, () => this.compaction(this.order, () => undefined), handles);
+  constructor(path: string, agentId: string, private readonly texts: TextCache, handles: LogHandles) {
+    this.index = new EventIndex(agentId);
+    this.log = new AppendLog(path, () => this.compaction(() => true, () => undefined), handles);
   }
 
-  insert(e: Indexed): void {
-    if (this.byId.has(e.id)) return;
-    this.order.push(e);
-    this.byId.set(e.id, e);
-    if (e.status === 'pending') this.pending++;
+  /** Remove the rows `gone` picks (order kept), and their cached texts. */
+  remove(gone: (row: number) => boolean): void {
+    this.index.remove(gone, (id) => this.texts.delete(id));
   }
 
-  /** Replay or apply an `ack` line: the event (if still there) becomes acked. */
-  markAcked(id: string, at: string): void {
-    const e = this.byId.get(id);
-    if (!e || e.status === 'acked') return;
-    e.status = 'acked';
-    e.ackedAt = at;
-    this.pending--;
-  }
-
-  /** Remove events (order kept); entries leave the map one by one (no new 100 000-entry map). */
-  remove(gone: (e: Indexed) => boolean): void {
-    const kept: Indexed[] = [];
-    for (const e of this.order) {
-      if (!gone(e)) { kept.push(e); continue; }
-      this.byId.delete(e.id);
-      this.texts.delete(e.id);
-      if (e.status === 'pending') this.pending--;
-    }
-    this.order = kept;
-  }
-
-  /** The whole event, its text read back from the log (a small cache keeps recent ones). */
-  full(e: Indexed): EventRecord {
-    let text = this.texts.get(e.id);
+  /** The whole event of a row, its text read back from the log (a small cache keeps recent ones). */
+  full(row: number): EventRecord {
+    const head = this.index.head(row);
+    let text = this.texts.get(head.id);
     if (text === undefined) {
-      const ev = JSON.parse(this.log.read(e.off, e.len).toString('utf8')) as { event?: { id?: unknown; text?: unknown } };
-      if (ev.event?.id !== e.id || typeof ev.event.text !== 'string') throw new Error(`${this.log.path}: no event ${e.id} at byte ${e.off}`);
+      const off = this.index.off(row);
+      const ev = JSON.parse(this.log.read(off, this.index.len(row)).toString('utf8')) as { event?: { id?: unknown; text?: unknown } };
+      if (ev.event?.id !== head.id || typeof ev.event.text !== 'string') throw new Error(`${this.log.path}: no event ${head.id} at byte ${off}`);
       text = ev.event.text;
-      this.texts.set(e.id, text);
+      this.texts.set(head.id, text);
     }
-    return { ...head(e), text };
+    return { ...head, text };
   }
 
-  /** An event's add line as it must read now: copied as it is, or rewritten after an ack. */
-  private lineOf(e: Indexed): Buffer {
-    const raw = this.log.read(e.off, e.len);
-    if (e.written === e.status) return raw;
-    return Buffer.from(addLine({ ...this.full(e), ackedAt: e.ackedAt }), 'utf8');
+  /** A row's add line as it must read now: copied as it is, or rewritten after an ack. */
+  private lineOf(row: number): Buffer {
+    const raw = this.log.read(this.index.off(row), this.index.len(row));
+    if (this.index.written(row) === this.index.status(row)) return raw;
+    return Buffer.from(addLine({ ...this.full(row), ackedAt: this.index.ackedAt(row) }), 'utf8');
   }
 
   /**
-   * A compaction to `kept`: their lines copied from the current file in order (never all in
-   * memory); once the new file is durable, the index points into it and `done` runs.
+   * A compaction to the rows `keep` picks: their lines copied from the current file in order (never
+   * all in memory); once the new file is durable, the index points into it and `done` runs. Rows
+   * do not move in between: the log runs a rewrite alone, so no append lands during it.
    */
-  compaction(kept: Indexed[], done: () => void): NonNullable<RewritePlan> {
-    const placed: Array<{ off: number; len: number }> = [];
+  compaction(keep: (row: number) => boolean, done: () => void): NonNullable<RewritePlan> {
+    const placed: number[] = [];
     return {
       data: (emit) => {
         let at = 0;
-        for (const e of kept) {
-          const line = this.lineOf(e);
-          placed.push({ off: at, len: line.length });
+        for (let row = 0; row < this.index.size; row++) {
+          if (!keep(row)) continue;
+          const line = this.lineOf(row);
+          placed.push(row, at, line.length);
           at += line.length;
           emit(line);
         }
       },
       onDurable: () => {
-        kept.forEach((e, k) => { e.off = placed[k].off; e.len = placed[k].len; e.written = e.status; });
+        for (let k = 0; k < placed.length; k += 3) this.index.place(placed[k], placed[k + 1], placed[k + 2]);
         done();
       },
     };
@@ -156,36 +128,37 @@ export class FileInbox implements InboxPort {
   /** Load an agent's log into memory (compacting it when needed); a no-op when already loaded. */
   async load(agentId: string): Promise<LoadReport> {
     const loaded = this.inboxes.get(agentId);
-    if (loaded) return { events: loaded.order.length, skipped: 0, compacted: false };
+    if (loaded) return { events: loaded.index.size, skipped: 0, compacted: false };
     const { inbox, report } = this.read(agentId);
     this.inboxes.set(agentId, inbox);
-    if (report.compacted) await inbox.log.rewrite(() => inbox.compaction(inbox.order, () => undefined));
+    if (report.compacted) await inbox.log.rewrite(() => inbox.compaction(() => true, () => undefined));
     return report;
   }
 
   private read(agentId: string): { inbox: AgentInbox; report: LoadReport } {
     const path = this.logPath(agentId);
-    const inbox = new AgentInbox(path, this.texts, this.handles);
+    const inbox = new AgentInbox(path, agentId, this.texts, this.handles);
+    const { index } = inbox;
     const bad: Buffer[] = [];
     let extra = false;
     scanLog(path, agentId, {
       op: (op, off, len) => {
         if (op.op === 'add') {
-          if (inbox.byId.has(op.event.id)) extra = true;
-          const { text: _text, ...rest } = op.event;
-          inbox.insert({ ...rest, off, len, written: op.event.status });
+          const e = op.event;
+          if (!index.insert({ id: e.id, agentId: e.agentId, receivedAt: e.receivedAt, source: e.source, status: e.status, ackedAt: e.ackedAt, off, len, written: e.status })) extra = true;
         } else if (op.op === 'ack') {
           extra = true;
-          inbox.markAcked(op.id, op.at);
+          const row = index.rowOf(op.id);
+          if (row >= 0) index.markAcked(row, op.at);
         } else {
           extra = true;
           const gone = new Set(op.ids);
-          inbox.remove((e) => gone.has(e.id));
+          inbox.remove((row) => gone.has(index.idOf(row)));
         }
       },
       bad: (line) => { bad.push(line); },
     });
-    const report: LoadReport = { events: inbox.order.length, skipped: bad.length, compacted: extra || bad.length > 0 };
+    const report: LoadReport = { events: index.size, skipped: bad.length, compacted: extra || bad.length > 0 };
     if (bad.length > 0) report.quarantine = quarantine(path, bad);
     return { inbox, report };
   }
@@ -214,8 +187,7 @@ export class FileInbox implements InboxPort {
     };
     const line = addLine(event);
     await inbox.log.append(line, (off) => {
-      const { text: _text, ...rest } = event;
-      inbox.insert({ ...rest, off, len: Buffer.byteLength(line), written: status });
+      inbox.index.insert({ ...event, off, len: Buffer.byteLength(line), written: status });
     });
     // Not cached here: a text held past a few young-generation collections is promoted, and a flood
     // then leaves old space full of dead texts that V8 keeps committed (RSS +77-87 MB after
@@ -227,25 +199,26 @@ export class FileInbox implements InboxPort {
   get(agentId: string, id: string): EventRecord | undefined {
     if (!EVENT_ID_RE.test(id)) return undefined;
     const inbox = this.of(agentId);
-    const e = inbox.byId.get(id);
-    return e ? inbox.full(e) : undefined;
+    const row = inbox.index.rowOf(id);
+    return row >= 0 ? inbox.full(row) : undefined;
   }
 
   /** Newest first: pending only, or all; at most `limit` rows (texts read for those rows only). */
   list(agentId: string, opts: { all: boolean; limit: number }): EventListing {
     const inbox = this.of(agentId);
+    const { index } = inbox;
     const rows: EventRecord[] = [];
-    for (let i = inbox.order.length - 1; i >= 0 && rows.length < opts.limit; i--) {
-      const e = inbox.order[i];
-      if (opts.all || e.status === 'pending') rows.push(inbox.full(e));
+    for (let row = index.size - 1; row >= 0 && rows.length < opts.limit; row--) {
+      if (opts.all || index.status(row) === 'pending') rows.push(inbox.full(row));
     }
-    const acked = inbox.order.length - inbox.pending;
-    return { rows, matched: opts.all ? inbox.order.length : inbox.pending, pending: inbox.pending, acked };
+    const acked = index.size - index.pending;
+    return { rows, matched: opts.all ? index.size : index.pending, pending: index.pending, acked };
   }
 
   /** Every event of the agent without its text, oldest first. */
   all(agentId: string): EventHead[] {
-    return this.of(agentId).order.map(head);
+    const { index } = this.of(agentId);
+    return Array.from({ length: index.size }, (_, row) => index.head(row));
   }
 
   /** Write `ack` lines for the given ids (spec §3 Event, row 2; the caller consulted the machine). */
@@ -254,7 +227,12 @@ export class FileInbox implements InboxPort {
     const inbox = this.of(agentId);
     const at = new Date(this.clock.now()).toISOString();
     const data = ids.map((id) => JSON.stringify({ op: 'ack', id, at }) + '\n').join('');
-    await inbox.log.append(data, () => { for (const id of ids) inbox.markAcked(id, at); });
+    await inbox.log.append(data, () => {
+      for (const id of ids) {
+        const row = inbox.index.rowOf(id);
+        if (row >= 0) inbox.index.markAcked(row, at);
+      }
+    });
   }
 
   /**
@@ -265,10 +243,12 @@ export class FileInbox implements InboxPort {
     const inbox = this.of(agentId);
     let removed = 0;
     await inbox.log.rewrite(() => {
-      const gone = new Set<Indexed>(inbox.order.filter((e) => deletes(head(e))));
-      removed = gone.size;
+      const { index } = inbox;
+      // One byte per row: which rows go (rows do not move until the compaction is done).
+      const gone = new Uint8Array(index.size);
+      for (let row = 0; row < index.size; row++) if (deletes(index.head(row))) { gone[row] = 1; removed++; }
       if (removed === 0) return null;
-      return inbox.compaction(inbox.order.filter((e) => !gone.has(e)), () => inbox.remove((e) => gone.has(e)));
+      return inbox.compaction((row) => gone[row] === 0, () => inbox.remove((row) => gone[row] === 1));
     });
     return removed;
   }
@@ -279,7 +259,7 @@ export class FileInbox implements InboxPort {
     if (!inbox) return;
     this.inboxes.delete(agentId);
     await inbox.log.close();
-    for (const e of inbox.order) this.texts.delete(e.id);
+    for (let row = 0; row < inbox.index.size; row++) this.texts.delete(inbox.index.idOf(row));
   }
 
   /** Close every log (shutdown). */
