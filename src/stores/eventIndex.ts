@@ -117,7 +117,8 @@ export class EventIndex {
   }
 
   private grow(): void {
-    const cap = Math.max(64, this.cap * 2);
+    // Small at first: most agents hold a handful of events (1,000 agents are a normal daemon).
+    const cap = Math.max(8, this.cap * 2);
     const idBytes = Buffer.alloc(cap * ULID);
     this.idBytes.copy(idBytes, 0, 0, this.n * ULID);
     this.idBytes = idBytes;

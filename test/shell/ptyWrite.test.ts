@@ -1,0 +1,32 @@
+import { describe, expect, it } from '@jest/globals';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { IPty } from 'node-pty';
+import { directWrite } from '../../src/effects/shellTransport.js';
+
+const pty = createRequire(import.meta.url)('node-pty') as typeof import('node-pty');
+
+describe('PTY writes (src/effects/shellTransport.ts directWrite)', () => {
+  it('when writes overflow the tty buffer, every byte still arrives once and in order (the rest goes through node-pty\'s queue)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'loom-ptywrite-'));
+    const out = join(dir, 'out');
+    try {
+      // Raw mode: the tty passes bytes as they are; `cat` copies them to a file until the end marker.
+      const p: IPty = pty.spawn('/bin/sh', ['-c', `stty raw -echo; head -c 400000 > '${out}'`], { cols: 80, rows: 24, cwd: dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, encoding: null });
+      const fd = (p as unknown as { _fd: number })._fd;
+      const write = directWrite(p, fd);
+      await new Promise((r) => setTimeout(r, 300));
+      const parts: string[] = [];
+      // 200 writes of 2,000 bytes each: far more than the tty takes at once, so some go short or EAGAIN.
+      for (let i = 0; i < 200; i++) parts.push(`${String(i).padStart(5, '0')}${'x'.repeat(1994)}\n`);
+      for (const part of parts) write(part);
+      const code = await new Promise<number>((resolve) => p.onExit(({ exitCode }) => resolve(exitCode)));
+      expect(code).toBe(0);
+      expect(readFileSync(out, 'utf8')).toBe(parts.join(''));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
