@@ -13,7 +13,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
-import { median, root, startDaemon, writeResult } from './common.mjs';
+import { median, root, startDaemon, startServer, writeResult } from './common.mjs';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -89,20 +89,26 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 // ---- throughput -------------------------------------------------------------------------------
 const d = await startDaemon();
+// The same protocol behind a minimal HTTP server: what any daemon answering over HTTP can reach.
+const ceiling = await startServer('bash-bare-http.mjs', []);
 await fetch(`${d.base}/agents`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ agent_id: AGENT }) });
 await rate(d.port, 'bash:bench', 1, 1);
 await rate(d.port, 'main', 1, 1);
 await bare(1);
+await rate(ceiling.port, 'x', 1, 1);
 const rows = [];
 for (let i = 0; i < ROUNDS; i++) {
   const b = await bare(SECONDS);
   const serial = await rate(d.port, 'bash:bench', 1, SECONDS);
   const piped = await rate(d.port, 'bash:bench', 6, SECONDS);
   const oneShot = await rate(d.port, 'main', 1, SECONDS);
-  rows.push({ b, serial, piped, oneShot, load: loadavg()[0] });
-  console.log(`round ${i + 1}: bare ${b.toFixed(0)}/s, loom serial ${serial.toFixed(0)}/s, loom 6 in flight ${piped.toFixed(0)}/s, one-shot ${oneShot.toFixed(0)}/s, load ${loadavg()[0].toFixed(1)}`);
+  const http = await rate(ceiling.port, 'x', 1, SECONDS);
+  const httpPiped = await rate(ceiling.port, 'x', 6, SECONDS);
+  rows.push({ b, serial, piped, oneShot, http, httpPiped, load: loadavg()[0] });
+  console.log(`round ${i + 1}: bare ${b.toFixed(0)}/s, bare+http serial ${http.toFixed(0)}/s, 6 in flight ${httpPiped.toFixed(0)}/s, loom serial ${serial.toFixed(0)}/s, loom 6 in flight ${piped.toFixed(0)}/s, one-shot ${oneShot.toFixed(0)}/s, load ${loadavg()[0].toFixed(1)}`);
 }
 await d.stop();
+await ceiling.stop();
 
 // ---- memory per idle shell --------------------------------------------------------------------
 const m = await startDaemon();
@@ -122,17 +128,22 @@ await m.stop();
 const pct = (a, b) => `${((a / b) * 100).toFixed(1)} %`;
 const med = (key) => median(rows.map((r) => r[key]));
 const mib = (kib) => `${(kib / 1024).toFixed(2)} MiB`;
-const table = rows.map((r, i) => `| ${i + 1} | ${r.b.toFixed(0)} | ${r.serial.toFixed(0)} | ${pct(r.serial, r.b)} | ${r.piped.toFixed(0)} | ${pct(r.piped, r.b)} | ${r.oneShot.toFixed(0)} | ${(r.serial / r.oneShot).toFixed(2)}× | ${r.load.toFixed(1)} |`).join('\n');
+const table = rows.map((r, i) => `| ${i + 1} | ${r.b.toFixed(0)} | ${r.http.toFixed(0)} | ${r.serial.toFixed(0)} | ${pct(r.serial, r.b)} | ${pct(r.serial, r.http)} | ${r.httpPiped.toFixed(0)} | ${r.piped.toFixed(0)} | ${pct(r.piped, r.b)} | ${pct(r.piped, r.httpPiped)} | ${r.oneShot.toFixed(0)} | ${(r.serial / r.oneShot).toFixed(2)}× | ${r.load.toFixed(1)} |`).join('\n');
 writeResult('bash', '/exec in a bash:<name> topic (persistent shell)', `
 ${ROUNDS} rounds of ${SECONDS} s per measurement, interleaved; the daemon and the bare loop each in a process of
 their own; HTTP/1.1 keep-alive. "bare" is a node-pty loop running the same protocol (temp file, sourced line,
 fresh sentinel) in one process; "serial" one request at a time; "6 in flight" six clients on the one topic
 (one running, five queued); "one-shot" the serial client against /exec in a tab topic. Commands per second.
 
-| round | bare | Loom serial | serial / bare | Loom 6 in flight | 6 in flight / bare | one-shot tab | serial / one-shot | load |
-|---|---|---|---|---|---|---|---|---|
+| round | bare | bare+HTTP serial | Loom serial | serial / bare | serial / bare+HTTP | bare+HTTP 6 in flight | Loom 6 in flight | 6 in flight / bare | 6 in flight / bare+HTTP | one-shot tab | serial / one-shot | load |
+|---|---|---|---|---|---|---|---|---|---|---|---|---|
 ${table}
-| **median** | **${med('b').toFixed(0)}** | **${med('serial').toFixed(0)}** | **${pct(med('serial'), med('b'))}** | **${med('piped').toFixed(0)}** | **${pct(med('piped'), med('b'))}** | **${med('oneShot').toFixed(0)}** | **${(med('serial') / med('oneShot')).toFixed(2)}×** | |
+| **median** | **${med('b').toFixed(0)}** | **${med('http').toFixed(0)}** | **${med('serial').toFixed(0)}** | **${pct(med('serial'), med('b'))}** | **${pct(med('serial'), med('http'))}** | **${med('httpPiped').toFixed(0)}** | **${med('piped').toFixed(0)}** | **${pct(med('piped'), med('b'))}** | **${pct(med('piped'), med('httpPiped'))}** | **${med('oneShot').toFixed(0)}** | **${(med('serial') / med('oneShot')).toFixed(2)}×** | |
+
+"bare+HTTP" (bench/bash-bare-http.mjs) is the bare loop behind a minimal node:http server answering one
+SSE-shaped body per command: the HTTP round trip between two processes that any daemon pays and the
+in-process loop does not. Serial: bare+HTTP reaches ${pct(med('http'), med('b'))} of bare, so no HTTP
+daemon can reach 80 % of bare one request at a time on this machine; Loom reaches ${pct(med('serial'), med('http'))} of that ceiling.
 
 Memory with ${SHELLS} idle bash topics (${shells.length} shells found): daemon RSS ${mib(before.rss)} → ${mib(after.rss)}
 (+${mib(after.rss - before.rss)}); the shells' RSS ${mib(sum('rss'))}, PSS ${mib(sum('pss'))}.

@@ -58,12 +58,13 @@ export function writeResult(name, title, body) {
 /** Start a helper server script (`node <script> ...args`) in a process of its own; resolves once it prints `listening`. */
 export async function startServer(script, args) {
   const proc = spawn(process.execPath, [join(root, 'bench', script), ...args.map(String)], { stdio: ['ignore', 'pipe', 'inherit'] });
-  await new Promise((resolve, reject) => {
+  // `listening` or `listening <port>`.
+  const port = await new Promise((resolve, reject) => {
     let out = '';
-    proc.stdout.on('data', (c) => { out += c; if (out.includes('listening')) resolve(); });
+    proc.stdout.on('data', (c) => { out += c; if (out.includes('listening')) resolve(Number(/listening (\d+)/.exec(out)?.[1] ?? 0) || undefined); });
     proc.once('exit', (c) => reject(new Error(`${script} exited ${c}`)));
   });
-  return { pid: proc.pid, stop: () => new Promise((r) => { proc.once('exit', r); proc.kill('SIGTERM'); }) };
+  return { pid: proc.pid, port, stop: () => new Promise((r) => { proc.once('exit', r); proc.kill('SIGTERM'); }) };
 }
 
 /** Median of a list of numbers. */
