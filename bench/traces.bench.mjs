@@ -10,7 +10,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { median, root, startDaemon, writeResult } from './common.mjs';
+import { cpuMs, median, root, startDaemon, writeResult } from './common.mjs';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -48,7 +48,11 @@ for (let r = 0; r < ROUNDS; r++) {
   for (const mode of order) {
     let id;
     if (mode === 'on') id = (await post('/traces', { agent_id: 'bench', note: 'bench' })).trace_id;
+    const c0 = cpuMs(d.pid);
     const res = await load();
+    // The daemon's own CPU (user + system) per answered request: what recording adds to the daemon's
+    // work, whatever else this shared machine runs during the round (req/s moves with that).
+    res.cpuUs = ((cpuMs(d.pid) - c0) * 1000) / res.requests.total;
     rec[mode].push(res);
     if (id) rec.steps.push((await fetch(`${d.base}/traces/${id}?purge=1`, { method: 'DELETE' }).then((x) => x.json())).steps);
   }
@@ -90,7 +94,9 @@ const ratios = rec.on.map((x, i) => x.requests.average / rec.off[i].requests.ave
 const cost = 1 - median(ratios);
 const replayRatio = median(rep.replay.map((ms, i) => ms / rep.bare[i]));
 const pct = (x) => `${(100 * x).toFixed(1)} %`;
-const rows = rec.on.map((x, i) => `| ${i + 1} | ${Math.round(rec.off[i].requests.average)} | ${Math.round(x.requests.average)} | ${pct(ratios[i])} | ${rec.steps[i]} | ${rec.loads[i].toFixed(2)} |`).join('\n');
+const rows = rec.on.map((x, i) => `| ${i + 1} | ${Math.round(rec.off[i].requests.average)} | ${Math.round(x.requests.average)} | ${pct(ratios[i])} | ${Math.round(rec.off[i].cpuUs)} | ${Math.round(x.cpuUs)} | ${rec.steps[i]} | ${rec.loads[i].toFixed(2)} |`).join('\n');
+const cpuOff = median(rec.off.map((x) => x.cpuUs));
+const cpuOn = median(rec.on.map((x) => x.cpuUs));
 const rrows = rep.replay.map((ms, i) => `| ${i + 1} | ${rep.bare[i].toFixed(0)} | ${ms.toFixed(0)} | ${(ms / rep.bare[i]).toFixed(2)} × | ${rep.codes[i]} |`).join('\n');
 writeResult('traces', 'Traces: recording cost on /exec, replay speed (issue 17)', `
 **Recording.** bench/exec's load (POST /exec \`/help\`, ${CONNECTIONS} connections over ${CONNECTIONS} topics, autocannon,
@@ -98,12 +104,13 @@ keep-alive, ${DURATION} s per run) on one daemon, ${ROUNDS} rounds, each round o
 recording the benchmark's agent (order alternating; the trace is stopped and purged after its run). "steps" is
 what the trace recorded in that run, i.e. every answered command.
 
-| round | req/s, no trace | req/s, recording | recording / none | steps recorded | load avg |
-|---|---|---|---|---|---|
+| round | req/s, no trace | req/s, recording | recording / none | daemon CPU µs/req, no trace | µs/req, recording | steps recorded | load avg |
+|---|---|---|---|---|---|---|---|
 ${rows}
 
 Medians: ${Math.round(median(rps(rec.off)))} req/s without, ${Math.round(median(rps(rec.on)))} req/s while recording; recording costs
-**${pct(cost)}** of throughput (median of the per-round ratios; target ≤ 5 %).
+**${pct(cost)}** of throughput (median of the per-round ratios; target ≤ 5 %). Daemon CPU per request (user +
+system from /proc, medians): ${Math.round(cpuOff)} µs without, ${Math.round(cpuOn)} µs while recording, **${pct(cpuOn / cpuOff - 1)}** more.
 
 **Replay.** A ${STEPS}-step trace (\`/help\`, \`/info\`, \`/set {v} = …\`, \`/topics\`, \`/set\` in turn, one topic) recorded
 from this daemon, replayed with \`loom replay <file> --against <daemon>\` (no --speed: one step after another,
