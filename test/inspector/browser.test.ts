@@ -107,6 +107,33 @@ describe('the inspector page in chromium (behaviour.md §13.5)', () => {
     expect(errors).toEqual([]);
   }, 90000);
 
+  it('under a flood of commands it says it is busy and redraws once a second; once quiet, it says so no more', async () => {
+    const base = (d as RunningDaemon).base;
+    await page.goto(`${base}/inspect`);
+    await page.waitForSelector('#conn[data-conn="live"]');
+    expect(await page.locator('#busy').isHidden()).toBe(true);
+    // Eight clients sending /help as fast as they can: each command is five live messages.
+    let stop = false;
+    let sent = 0;
+    const loops = Array.from({ length: 8 }, async (_, k) => {
+      while (!stop) {
+        await fetch(`${base}/exec`, { method: 'POST', headers: { 'X-Agent-Id': 'leo' }, body: JSON.stringify({ cmd: '/help', topic: `f${k}` }) }).then((r) => r.text());
+        sent++;
+      }
+    });
+    try {
+      await page.waitForSelector('#busy:not([hidden])', { timeout: 20000 });
+      expect(await page.locator('#busy').textContent()).toBe('busy · redrawing every second');
+      // Still drawn: the flooded topics' cards fill in.
+      await card('f0').locator('table.recent tbody tr.ok').first().waitFor();
+    } finally {
+      stop = true;
+      await Promise.all(loops);
+    }
+    expect(sent).toBeGreaterThan(100);
+    await page.waitForSelector('#busy[hidden]', { state: 'attached', timeout: 10000 });
+  }, 60000);
+
   it('says so when the daemon is gone, and reconnects by itself when it is back', async () => {
     const { port, dataDir } = d as RunningDaemon;
     await (d as RunningDaemon).stop();

@@ -7,6 +7,11 @@ import { Model } from './model.js';
 import { renderAgents } from './view.js';
 
 const REDRAW_MS = 250;
+// Under a flood of messages (a daemon answering thousands of commands a second) the page redraws once
+// a second instead: drawing was most of its CPU (bench/inspector), taken from the daemon it watches
+// on a small machine, and nobody reads faster than that. It says so beside the connection state.
+const BUSY_MESSAGES_PER_S = 500;
+const BUSY_REDRAW_MS = 1000;
 const REFRESH_MS = 5000;
 const RETRY_MIN_MS = 500;
 const RETRY_MAX_MS = 5000;
@@ -14,7 +19,7 @@ const STRIP_MS = 60000;
 
 const $ = (id) => document.getElementById(id);
 const model = new Model();
-const ui = { selected: null, waitMs: 120000, machines: null, conn: 'connecting', lostAt: null, attempts: 0, refreshTimer: null };
+const ui = { selected: null, waitMs: 120000, machines: null, conn: 'connecting', lostAt: null, attempts: 0, refreshTimer: null, received: 0, rateAt: 0, busy: false, drawnAt: 0 };
 
 function setConn(state, text) {
   ui.conn = state;
@@ -77,6 +82,7 @@ function connect() {
       if (data.type === 'snapshot') model.applySnapshot(data);
       return;
     }
+    ui.received += data.length;
     let refresh = false;
     for (const msg of data) if (model.apply(msg)) refresh = true;
     if (refresh) scheduleRefresh();
@@ -140,7 +146,24 @@ function renderDetail(now) {
 
 const fmt = (v) => (typeof v === 'string' ? v : JSON.stringify(v));
 
+/** The redraw tick: every REDRAW_MS, or every BUSY_REDRAW_MS while messages flood in. */
+function tick() {
+  const t = performance.now();
+  if (t - ui.rateAt >= 1000) {
+    const busy = (ui.received * 1000) / (t - ui.rateAt) > BUSY_MESSAGES_PER_S;
+    if (busy !== ui.busy) {
+      ui.busy = busy;
+      $('busy').hidden = !busy;
+    }
+    ui.received = 0;
+    ui.rateAt = t;
+  }
+  if (ui.busy && t - ui.drawnAt < BUSY_REDRAW_MS) return;
+  redraw();
+}
+
 function redraw() {
+  ui.drawnAt = performance.now();
   const now = model.now();
   renderAgents($('agents'), model, { now, waitMs: ui.waitMs, selected: ui.selected });
   renderDetail(now);
@@ -164,6 +187,6 @@ $('agents').addEventListener('keydown', (ev) => {
   }
 });
 
-setInterval(redraw, REDRAW_MS);
+setInterval(tick, REDRAW_MS);
 setInterval(() => scheduleRefresh(0), REFRESH_MS);
 connect();
