@@ -144,6 +144,38 @@ describe('inbox log (behaviour.md §9.8)', () => {
     expect(inbox.list('leo', { all: true, limit: 10 }).matched).toBe(1);
   });
 
+  it('when a log holds ids out of order (a clock set back between runs) and odd fields, then every event is found, acked and cleared, and kept as written', async () => {
+    const { inbox, dir } = inboxAt();
+    const path = inbox.logPath('leo');
+    mkdirSync(dirname(path), { recursive: true });
+    const ev = (id: string, extra: Record<string, unknown> = {}) => JSON.stringify({ op: 'add', event: {
+      id, agentId: 'leo', receivedAt: '2026-01-02T03:04:05.678Z', source: 'local-webhook', text: `text of ${id}`, status: 'pending', ackedAt: null, ...extra,
+    } });
+    const ids = ['evt_01JZZZZZZZZZZZZZZZZZZZZZZZ', 'evt_01JAAAAAAAAAAAAAAAAAAAAAAA', 'evt_01JMMMMMMMMMMMMMMMMMMMMMMM'];
+    writeFileSync(path, [
+      ev(ids[0]),
+      ev(ids[1], { receivedAt: '2026-01-02 03:04:05', source: 'mail' }),
+      ev(ids[2], { agentId: 'other' }),
+    ].join('\n') + '\n');
+    expect(await inbox.load('leo')).toEqual({ events: 3, skipped: 0, compacted: false });
+    expect(inbox.get('leo', ids[1])).toEqual({ id: ids[1], agentId: 'leo', receivedAt: '2026-01-02 03:04:05', source: 'mail', text: `text of ${ids[1]}`, status: 'pending' });
+    expect(inbox.get('leo', ids[2])?.agentId).toBe('other');
+    expect(inbox.list('leo', { all: true, limit: 10 }).rows.map((e) => e.id)).toEqual([...ids].reverse());
+    await inbox.ack('leo', [ids[1]]);
+    expect(await inbox.clear('leo', (e) => e.status === 'acked')).toBe(1);
+    expect(inbox.get('leo', ids[1])).toBeUndefined();
+    expect(inbox.get('leo', ids[0])?.text).toBe(`text of ${ids[0]}`);
+    expect(inbox.get('leo', ids[2])?.text).toBe(`text of ${ids[2]}`);
+    // A new event after them is found too, and the file keeps what it was given.
+    const added = await inbox.add('leo', 'new', 'pending');
+    expect(inbox.get('leo', added.id)?.text).toBe('new');
+    await inbox.closeAll();
+    const { inbox: again } = inboxAt(dir);
+    await again.load('leo');
+    expect(again.list('leo', { all: true, limit: 10 }).rows.map((e) => e.id)).toEqual([added.id, ids[2], ids[0]]);
+    expect(again.get('leo', ids[2])?.agentId).toBe('other');
+  });
+
   it('when ids are malformed, then get finds nothing (behaviour.md §9.8: validated before lookup)', async () => {
     const { inbox } = inboxAt();
     await inbox.add('leo', 'a', 'pending');
