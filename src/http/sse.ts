@@ -131,13 +131,8 @@ export function streamCommand(res: ServerResponse, source: CommandStreamSource, 
         case 'command.finished':
           settled = true;
           clearInterval(timer);
-          // Written once the topic has handled this event: when a command waits behind this one, the
-          // topic starts it first (a shell gets its next line), so the shell runs while this answer is
-          // framed and written, instead of after (bench/bash, 6 in flight).
-          queueMicrotask(() => {
-            if (!sse.closed) sse.finish([['head', headOf(ev.output.head)], ['content', ev.output.content], ['done', {}]]);
-            resolve();
-          });
+          if (!sse.closed) sse.finish([['head', headOf(ev.output.head)], ['content', ev.output.content], ['done', {}]]);
+          resolve();
           return;
         default:
       }
