@@ -169,9 +169,7 @@ export class InspectionSerialiser {
         if (!Object.hasOwn(children, id) && childId && childMachine) out.push({ type: 'actor', actor: childId, machine: childMachine, event: 'stopped', at: stamp() });
       }
     }
-    if (!prev || prev.value !== snap.value || prev.children !== children || progress) {
-      this.last.set(ref, { value: snap.value, children, ...(progress ? { progress: progress.key } : {}) });
-    }
+    this.last.set(ref, { value: snap.value, children, ...(progress ? { progress: progress.key } : {}) });
     return out;
   }
 

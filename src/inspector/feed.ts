@@ -32,8 +32,9 @@ export const SLOW_CLIENT_CODE = 1013;
  * The inspector's live feed to its WebSocket clients (behaviour.md §13.1–13.3): each client gets the
  * snapshot first, then every live message, in frames of up to {@link FRAME_MS} ms each holding a
  * JSON array of messages. The tree is observed only while at least one client is attached, and
- * each frame is serialised once for all of them: with nobody watching nothing is serialised at all. A client whose send buffer passes the limit is closed with 1013, so a slow page
- * never holds memory or slows the daemon.
+ * each frame is serialised once for all of them: with nobody watching nothing is serialised at
+ * all. A client whose send buffer passes the limit is closed with 1013, so a slow page never holds
+ * memory or slows the daemon.
  */
 export class InspectorFeed {
   private readonly clients = new Set<FeedClient>();
@@ -84,7 +85,7 @@ export class InspectorFeed {
   }
 
   /** Send the gathered messages as one frame to every client. */
-  flush(): void {
+  private flush(): void {
     if (this.timer !== null) this.clock.clearTimeout(this.timer);
     this.timer = null;
     if (this.pending.length === 0) return;

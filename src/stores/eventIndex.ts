@@ -176,12 +176,13 @@ export class EventIndex {
     };
   }
 
-  /** A pending row becomes acked at `at` (an `ack` line, replayed or just written). */
-  markAcked(row: number, at: string): void {
-    if (this.statuses[row] === ACKED) return;
+  /** A pending event becomes acked at `at` (an `ack` line, replayed or just written); unknown ids are ignored. */
+  markAcked(id: string, at: string): void {
+    const row = this.rowOf(id);
+    if (row < 0 || this.statuses[row] === ACKED) return;
     this.statuses[row] = ACKED;
     this.acked[row] = exactMs(at);
-    if (Number.isNaN(this.acked[row])) this.oddAcked.set(this.idOf(row), at);
+    if (Number.isNaN(this.acked[row])) this.oddAcked.set(id, at);
     this.pending--;
   }
 

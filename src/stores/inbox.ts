@@ -144,12 +144,10 @@ export class FileInbox implements InboxPort {
     scanLog(path, agentId, {
       op: (op, off, len) => {
         if (op.op === 'add') {
-          const e = op.event;
-          if (!index.insert({ id: e.id, agentId: e.agentId, receivedAt: e.receivedAt, source: e.source, status: e.status, ackedAt: e.ackedAt, off, len, written: e.status })) extra = true;
+          if (!index.insert({ ...op.event, off, len, written: op.event.status })) extra = true;
         } else if (op.op === 'ack') {
           extra = true;
-          const row = index.rowOf(op.id);
-          if (row >= 0) index.markAcked(row, op.at);
+          index.markAcked(op.id, op.at);
         } else {
           extra = true;
           const gone = new Set(op.ids);
@@ -227,12 +225,7 @@ export class FileInbox implements InboxPort {
     const inbox = this.of(agentId);
     const at = new Date(this.clock.now()).toISOString();
     const data = ids.map((id) => JSON.stringify({ op: 'ack', id, at }) + '\n').join('');
-    await inbox.log.append(data, () => {
-      for (const id of ids) {
-        const row = inbox.index.rowOf(id);
-        if (row >= 0) inbox.index.markAcked(row, at);
-      }
-    });
+    await inbox.log.append(data, () => { for (const id of ids) inbox.index.markAcked(id, at); });
   }
 
   /**

@@ -126,6 +126,9 @@ describe('the inspector page in chromium (behaviour.md §13.5)', () => {
       expect(await page.locator('#busy').textContent()).toBe('busy · redrawing every second');
       // Still drawn: the flooded topics' cards fill in.
       await card('f0').locator('table.recent tbody tr.ok').first().waitFor();
+      // A card below the fold is not redrawn while out of view, and is once it is scrolled into view.
+      await card('f7').scrollIntoViewIfNeeded();
+      await card('f7').locator('table.recent tbody tr.ok').first().waitFor();
     } finally {
       stop = true;
       await Promise.all(loops);

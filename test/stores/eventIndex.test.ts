@@ -51,8 +51,9 @@ describe('EventIndex: the columnar inbox index (issue 12, defect 12)', () => {
   it('acks, compaction places and removals keep counts and columns in step', () => {
     const x = new EventIndex('leo');
     for (let n = 0; n < 100; n++) x.insert(entry(n));
-    x.markAcked(3, '2026-02-02T02:02:02.002Z');
-    x.markAcked(3, '2026-03-03T03:03:03.003Z');
+    x.markAcked(id(3), '2026-02-02T02:02:02.002Z');
+    x.markAcked(id(3), '2026-03-03T03:03:03.003Z');
+    x.markAcked(id(999), '2026-02-02T02:02:02.002Z');
     expect(x.pending).toBe(99);
     expect(x.status(3)).toBe('acked');
     expect(x.written(3)).toBe('pending');
