@@ -6,7 +6,7 @@ import type { TopicQueueContext } from '../machines/topicQueue.js';
 import { describeActor, shellEntry, ticketView } from './inspectionMessages.js';
 import type { RecentCommand, RecentCommands } from './recentCommands.js';
 import type { DaemonActor } from './tree.js';
-import { agentsOf } from '../machines/agentShelf.js';
+import { agentSystemId } from '../machines/agent.js';
 
 /** One topic of the snapshot (behaviour.md §13.2). */
 export interface TopicInspection {
@@ -71,11 +71,12 @@ function topicOf(ref: AnyActorRef, systemId: string, s: SnapshotSources, now: nu
   };
 }
 
-function agentOf(agentId: string, ref: AnyActorRef, s: SnapshotSources, now: number): AgentInspection {
+function agentOf(agentId: string, ref: AnyActorRef | undefined, s: SnapshotSources, now: number): AgentInspection {
   const rec = s.agents.get(agentId);
   const topics: TopicInspection[] = [];
   const installs: Array<Record<string, unknown>> = [];
-  for (const child of Object.values(childrenOf(ref))) {
+  // A dormant agent (no actor yet: nothing has touched it since start-up) has no children.
+  for (const child of Object.values(ref ? childrenOf(ref) : {})) {
     const id = systemIdOf(child);
     if (!id) continue;
     if (id.startsWith('topic:')) topics.push(topicOf(child, id, s, now));
@@ -93,14 +94,13 @@ function agentOf(agentId: string, ref: AnyActorRef, s: SnapshotSources, now: num
 }
 
 /**
- * The snapshot of behaviour.md §13.2, read from the actor tree at one instant (agents, their topics
- * with running and waiting tickets, installs, shells) plus the features' agent fields. Everything
- * in it is public: tickets show their redacted first line, never a body (§13.4).
+ * The snapshot of behaviour.md §13.2, read from the actor tree at one instant (every registered
+ * agent, its topics with running and waiting tickets, installs, shells) plus the features' agent
+ * fields. Everything in it is public: tickets show their redacted first line, never a body (§13.4).
  */
 export function inspectionSnapshot(s: SnapshotSources): InspectionSnapshot {
   const now = s.clock.now();
-  const agents = agentsOf(s.root as unknown as AnyActorRef)
-    .map(([agentId, ref]) => agentOf(agentId, ref, s, now))
-    .sort(byKey((a) => a.agent_id));
+  // The registry lists agents sorted by id; each is read from its actor, when it has one.
+  const agents = s.agents.list().map((a) => agentOf(a.id, s.root.system.get(agentSystemId(a.id)) as AnyActorRef | undefined, s, now));
   return { at: new Date(now).toISOString(), version: s.info.version, uptime_ms: Math.max(0, now - s.info.startedAt), agents };
 }

@@ -114,7 +114,8 @@ export class LoomSystem {
     });
     this.inspection = new Inspection(this.root);
     this.root.start();
-    for (const rec of deps.agents.list()) this.spawnAgent(rec);
+    // Registered agents stay dormant (their registry record only) until something touches them:
+    // spawning a thousand agent actors was most of a cold start (issue 13: 218 ms of 827).
   }
 
   /** Take a feature's typed contribution (start-up only): commands, hubs, services and hooks. */
@@ -159,7 +160,10 @@ export class LoomSystem {
     return this.root.system.get(agentSystemId(rec.id)) as AgentRef;
   }
 
-  /** The actor of a registered agent (respawned if a bug stopped it); undefined when unknown. */
+  /**
+   * The actor of a registered agent, spawned on first touch (a dormant agent, or one a bug stopped);
+   * undefined when unknown. A dormant agent has no children: no topic, capability or install.
+   */
   private agent(agentId: string): AgentRef | undefined {
     const ref = this.root.system.get(agentSystemId(agentId)) as AgentRef | undefined;
     if (ref) return ref;
@@ -361,21 +365,20 @@ export class LoomSystem {
     return [...live, ...dormant].sort((a, b) => (a.session.ref.topic < b.session.ref.topic ? -1 : a.session.ref.topic > b.session.ref.topic ? 1 : 0));
   }
 
-  /** Agent ids in the tree, sorted (GET /sessions without a filter). */
+  /** Registered agent ids, sorted (GET /sessions without a filter); a dormant agent has no sessions. */
   agentIds(): string[] {
-    return agentsOf(this.root).map(([id]) => id).sort();
+    return this.deps.agents.list().map((a) => a.id);
   }
 
-  /** GET /health counts: agents in the tree, sessions = open topics (live and dormant) across all agents. */
+  /** GET /health counts: registered agents, sessions = open topics (live and dormant) across the agents in the tree. */
   counts(): { agents: number; sessions: number } {
-    const agents = agentsOf(this.root).map(([, ref]) => ref as AgentRef);
     let sessions = 0;
-    for (const a of agents) {
-      const snap = a.getSnapshot();
+    for (const [, ref] of agentsOf(this.root)) {
+      const snap = (ref as AgentRef).getSnapshot();
       sessions += snap.context.dormant.size;
       for (const id of Object.keys(snap.children)) if (isTopicChild(id)) sessions++;
     }
-    return { agents: agents.length, sessions };
+    return { agents: this.deps.agents.count(), sessions };
   }
 
   // ---- children of features (capabilities, webhook tokens) ----------------------------------
@@ -463,7 +466,7 @@ export class LoomSystem {
     for (const c of this.contributions) {
       try { await c.onShutdown?.(); } catch (err) { warn('shutdown hook failed', err); }
     }
-    for (const id of this.agentIds()) {
+    for (const [id] of agentsOf(this.root)) {
       for (const t of this.topicsOf(id)) await disposeSession(t.getSnapshot().context.session).catch((err: unknown) => warn('closing a session', err));
     }
     this.root.stop();

@@ -30,6 +30,8 @@ export interface AgentRecord {
 /** Persistent agent registry (spec §2: agents persist across restarts). */
 export interface AgentStore {
   list(): AgentRecord[];
+  /** How many agents are registered (list().length without the sort). */
+  count(): number;
   get(id: string): AgentRecord | undefined;
   put(record: AgentRecord): Promise<void>;
   remove(id: string): Promise<boolean>;

@@ -1,6 +1,7 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname, basename, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { isAbsent } from './fileProbe.js';
 
 /** What an atomic write puts in the file: the bytes, or a function that writes them chunk by chunk (a log rewrite). */
 export type AtomicData = string | Buffer | ((write: (chunk: string | Buffer) => void) => void);
@@ -56,6 +57,7 @@ export function writeFileAtomic(path: string, data: AtomicData, modes: number | 
 /** Read a file as UTF-8, or undefined when it does not exist. Other errors propagate. */
 export function readFileIfExists(path: string): string | undefined {
   try {
+    if (isAbsent(path)) return undefined;
     return readFileSync(path, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;

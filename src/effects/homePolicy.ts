@@ -23,6 +23,8 @@ export interface AgentRoots {
    * the data directory is allowed — not even an agent's default home, which a user must never share.
    */
   defaultHomes?: boolean;
+  /** The data directory's real path, when the caller checks many records at once (the registry at start-up). */
+  dataReal?: string;
 }
 
 /** Refuse unusable or data-directory-overlapping roots: 400 `Invalid home` / `Invalid allowed_paths`. */
@@ -53,7 +55,7 @@ function checkRoot(r: AgentRoots, raw: string, error: string): void {
   } catch (err) {
     refuse(`Cannot resolve ${abs}: ${reasonOf(err)}`);
   }
-  const data = realpathSync(r.dataDir);
+  const data = r.dataReal ?? realpathSync(r.dataDir);
   if (real === data) refuse(`${abs} is the Loom data directory`);
   if (isInside(data, real)) refuse(`${abs} contains the Loom data directory ${r.dataDir}`);
   const ownDefault = r.defaultHomes === false ? null : join(data, 'agents', r.agentId, 'home');

@@ -1,4 +1,5 @@
 import { Low, Memory } from 'lowdb';
+import { realpathSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import { LoomError } from '../domain/errors.js';
 import { WEBHOOK_TOKEN_RE } from '../domain/events.js';
@@ -18,7 +19,7 @@ const absolute = (v: unknown): v is string => typeof v === 'string' && isAbsolut
  * Why a stored record cannot be used, or null (issue 12, defect 8: a malformed record was accepted
  * and then every command of the agent failed). The home policy applies to stored homes too.
  */
-function recordProblem(key: string, r: unknown, dataDir: string, registry: RegistryKey): string | null {
+function recordProblem(key: string, r: unknown, dataDir: string, dataReal: string, registry: RegistryKey): string | null {
   if (!isAgentId(key)) return `not a valid ${registry === 'agents' ? 'agent' : 'user'} id`;
   if (!isObject(r)) return 'not an object';
   if (r.id !== key) return `id must be "${key}"`;
@@ -28,7 +29,7 @@ function recordProblem(key: string, r: unknown, dataDir: string, registry: Regis
   if (r.webhookToken !== undefined && (typeof r.webhookToken !== 'string' || !WEBHOOK_TOKEN_RE.test(r.webhookToken))) return 'webhookToken is malformed';
   try {
     // The user wire has no default homes (behaviour.md §11): no stored user home inside the data directory.
-    checkAgentRoots({ dataDir, agentId: key, home: r.home, allowedPaths: r.allowedPaths as string[], defaultHomes: registry === 'agents' });
+    checkAgentRoots({ dataDir, dataReal, agentId: key, home: r.home, allowedPaths: r.allowedPaths as string[], defaultHomes: registry === 'agents' });
   } catch (err) {
     if (err instanceof LoomError) return err.detail ?? err.error;
     throw err;
@@ -59,8 +60,9 @@ export class LowAgentStore implements AgentStore {
     await db.read();
     const records = isObject(db.data) ? db.data[key] : undefined;
     if (!isObject(records)) throw new RegistryReadError(path, `"${key}" must be an object`);
+    const dataReal = realpathSync.native(dataDir);
     for (const [id, r] of Object.entries(records)) {
-      const problem = recordProblem(id, r, dataDir, key);
+      const problem = recordProblem(id, r, dataDir, dataReal, key);
       if (problem) throw new RegistryReadError(path, `${key === 'agents' ? 'agent' : 'user'} "${id}": ${problem}`);
     }
     return new LowAgentStore(db, key, records);
@@ -73,6 +75,10 @@ export class LowAgentStore implements AgentStore {
 
   list(): AgentRecord[] {
     return [...this.agents.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  }
+
+  count(): number {
+    return this.agents.size;
   }
 
   get(id: string): AgentRecord | undefined {

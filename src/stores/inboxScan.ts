@@ -1,4 +1,5 @@
 import { closeSync, fstatSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
+import { isAbsent } from '../effects/fileProbe.js';
 import { EVENT_ID_RE, WEBHOOK_SOURCE, type StoredEvent } from '../domain/events.js';
 import { fileErrorText, RegistryReadError } from './jsonAdapter.js';
 
@@ -52,6 +53,7 @@ export interface ScanSink {
 export function scanLog(path: string, agentId: string, sink: ScanSink): boolean {
   let fd: number;
   try {
+    if (isAbsent(path)) return false;
     fd = openSync(path, 'r');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return false;

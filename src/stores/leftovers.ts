@@ -1,4 +1,5 @@
 import { readdirSync, unlinkSync } from 'node:fs';
+import { isAbsent } from '../effects/fileProbe.js';
 import { join } from 'node:path';
 
 /**
@@ -15,6 +16,7 @@ function removeIn(dir: string): number {
   let n = 0;
   let names: string[];
   try {
+    if (isAbsent(dir)) return 0;
     names = readdirSync(dir);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return 0;

@@ -1,4 +1,5 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { isAbsent } from '../fileProbe.js';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -125,6 +126,7 @@ export function sweepPackages(home: string, registry: { installHex(name: string)
   const root = packagesDir(home);
   let names: string[];
   try {
+    if (isAbsent(root)) return [];
     names = readdirSync(root);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
