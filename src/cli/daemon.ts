@@ -1,4 +1,5 @@
 import { examples, globals, type CliParts } from './common.js';
+import { enableCompileCache } from './compileCache.js';
 
 /**
  * `loom daemon [--wire agent|user] [--quiet]` (behaviour.md §1.1): the daemon in the foreground. The
@@ -14,6 +15,8 @@ export function daemonCli({ program }: CliParts): void {
     .option('--record <file>', 'record every command from start-up into this trace file (JSONL; replay it with loom replay)'), [
     'loom daemon', 'loom --port 4000 daemon --quiet', 'loom daemon --wire user', 'loom daemon --record session.jsonl',
   ]).action(async (o: { wire?: string; quiet?: boolean; record?: string }) => {
+    // Before the composition root loads, so its compiled code can come from the cache.
+    enableCompileCache(process.env);
     const { runDaemon } = await import('../main.js');
     // `loom --wire user daemon` and `loom daemon --wire user` alike.
     await runDaemon({ port: globals(program).port, wire: o.wire ?? globals(program).wire, quiet: o.quiet === true, record: o.record });

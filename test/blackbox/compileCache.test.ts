@@ -1,0 +1,28 @@
+import { describe, expect, it } from '@jest/globals';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import module from 'node:module';
+import { join } from 'node:path';
+import { compileCacheDir } from '../../src/cli/compileCache.js';
+import { startDaemon, tempDir } from '../helpers/daemon.js';
+
+/** Issue 13, cold start: V8's compiled code kept between starts where Node has the API (>= 22.1). */
+const supported = typeof (module as { enableCompileCache?: unknown }).enableCompileCache === 'function';
+
+describe('the compile cache of `loom daemon`', () => {
+  it(`${supported ? 'is' : 'is not'} kept in <data>/cache/compile on Node ${process.versions.node}, never outside the data directory`, async () => {
+    const d = await startDaemon();
+    expect(await d.stop()).toBe(0);
+    const dir = compileCacheDir(d.dataDir);
+    expect(existsSync(dir)).toBe(supported);
+    // Node writes the cache on exit: one folder per Node version, holding compiled modules.
+    if (supported) expect(readdirSync(dir).some((v) => readdirSync(join(dir, v)).length > 0)).toBe(true);
+  });
+
+  it('when the cache folder cannot be made (a file in the way), then the daemon starts all the same', async () => {
+    const dataDir = tempDir();
+    writeFileSync(join(dataDir, 'cache'), 'not a folder');
+    const d = await startDaemon({ dataDir });
+    expect((await fetch(`${d.base}/health`)).status).toBe(200);
+    expect(await d.stop()).toBe(0);
+  });
+});
