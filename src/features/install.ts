@@ -23,7 +23,7 @@ export const installFeature: Feature = ({ system, agents, clock, info, githubApi
     store, env: system.services.env, clock, githubApi, userAgent: `loom/${info.version}`, parallel: PARALLEL_FETCHES,
   });
   for (const a of agents.list()) {
-    store.load(a.id);
+    store.check(a.id);
     for (const line of installs.sweep(a.id, a.home)) process.emitWarning(`agent ${a.id}: ${line}`);
   }
   return {

@@ -1,5 +1,6 @@
 import { randomFillSync } from 'node:crypto';
 import { join } from 'node:path';
+import { isAbsent } from '../effects/fileProbe.js';
 import { monotonicFactory } from 'ulid';
 import { EVENT_ID_RE, WEBHOOK_SOURCE, type EventHead, type EventListing, type EventRecord, type EventStatus, type InboxPort, type StoredEvent } from '../domain/events.js';
 import type { Clock } from '../domain/ports.js';
@@ -129,6 +130,8 @@ export class FileInbox implements InboxPort {
   async load(agentId: string): Promise<LoadReport> {
     const loaded = this.inboxes.get(agentId);
     if (loaded) return { events: loaded.index.size, skipped: 0, compacted: false };
+    // No log yet (most agents at start-up): nothing to check; the inbox is made on first touch.
+    if (isAbsent(this.logPath(agentId))) return { events: 0, skipped: 0, compacted: false };
     const { inbox, report } = this.read(agentId);
     this.inboxes.set(agentId, inbox);
     if (report.compacted) await inbox.log.rewrite(() => inbox.compaction(() => true, () => undefined));

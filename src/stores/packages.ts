@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { PACKAGE_NAME_RE } from '../domain/ids.js';
 import type { PackageRecord, PackageRegistry, PackageStore } from '../domain/ports.js';
 import { AtomicJsonFileSync, RegistryReadError } from './jsonAdapter.js';
+import { isAbsent } from '../effects/fileProbe.js';
 
 /** A package registry with nothing installed (builds without the install feature). */
 export class EmptyPackageRegistry implements PackageRegistry {
@@ -56,6 +57,14 @@ export class FilePackageStore implements PackageStore {
   /** Path of an agent's registry. */
   file(agentId: string): string {
     return join(this.dataDir, this.stateRoot, agentId, 'state', 'packages.json');
+  }
+
+  /**
+   * Start-up: read an agent's registry when it has one, so an unreadable file stops the daemon
+   * (behaviour.md §1.1); an absent one costs nothing now and is made on first use.
+   */
+  check(agentId: string): void {
+    if (!isAbsent(this.file(agentId))) this.load(agentId);
   }
 
   /** Load (once) and return an agent's registry. */
