@@ -32,17 +32,22 @@ export interface LiveActor {
 }
 
 /**
- * ISO time of an epoch ms, remembering the last one: a watched daemon under load stamps thousands of
- * messages a second, mostly within the same millisecond, and Date#toISOString was ~2 % of its CPU.
+ * ISO time of an epoch ms (exported for its test). A watched daemon under load stamps thousands of messages a second, and
+ * Date#toISOString was ~2 % of its CPU: the `YYYY-MM-DDTHH:MM:SS.` part is kept per second and the
+ * milliseconds appended, so the command events' times and the clock's reads (which alternate
+ * between different milliseconds) both hit it.
  */
-let lastMs = Number.NaN;
-let lastIso = '';
-const iso = (ms: number): string => {
-  if (ms !== lastMs) {
-    lastIso = new Date(ms).toISOString();
-    lastMs = ms;
+let lastSecond = Number.NaN;
+let secondPrefix = '';
+export const iso = (ms: number): string => {
+  const second = Math.floor(ms / 1000);
+  if (second !== lastSecond) {
+    // toISOString of the whole second: `….000Z` without its last 4 characters.
+    secondPrefix = new Date(second * 1000).toISOString().slice(0, -4);
+    lastSecond = second;
   }
-  return lastIso;
+  const milli = ms - second * 1000;
+  return `${secondPrefix}${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}Z`;
 };
 
 /** Whether two state values are the same (strings for flat machines, objects for parallel ones). */
@@ -121,8 +126,12 @@ export function describeActor(systemId: string, ref: AnyActorRef, now: number): 
 }
 
 /** Turns inspection events into §13.3 messages; remembers each actor's last state and children. */
+const NO_MESSAGES: readonly InspectorMessage[] = Object.freeze([]);
+
 export class InspectionSerialiser {
   private readonly last = new WeakMap<AnyActorRef, { value: unknown; children: Record<string, AnyActorRef>; progress?: string }>();
+  /** A ticket's redacted command, made once for its two or three messages. */
+  private readonly shown = new WeakMap<CommandEvent['ticket'], string>();
 
   constructor(private readonly clock: { now(): number }) {}
 
@@ -141,12 +150,13 @@ export class InspectionSerialiser {
   }
 
   /** Messages for one XState inspection event (none for most). */
-  fromInspection(ev: InspectionEvent): InspectorMessage[] {
-    if (ev.type !== '@xstate.snapshot') return [];
+  fromInspection(ev: InspectionEvent): readonly InspectorMessage[] {
+    // Most inspection events (events, microsteps, actions) make no message: no array is made for them.
+    if (ev.type !== '@xstate.snapshot') return NO_MESSAGES;
     const ref = ev.actorRef as AnyActorRef;
     const machine = machineOf(ref);
     const systemId = (ref as { systemId?: string }).systemId;
-    if (!machine) return [];
+    if (!machine) return NO_MESSAGES;
     const snap = ev.snapshot as Snap;
     const prev = this.last.get(ref);
     const children = snap.children ?? {};
@@ -182,12 +192,19 @@ export class InspectionSerialiser {
 
   /** The message of one topic `command.*` event (cmd redacted; no result text). */
   fromCommand(ev: CommandEvent): InspectorMessage {
-    const base = {
-      type: 'command' as const, phase: ev.type.slice('command.'.length) as 'queued' | 'started' | 'refused' | 'finished',
-      agent_id: ev.agentId, topic: ev.topic, ticket: ev.ticket.id, cmd: redactCommand(ev.ticket.cmd), via: ev.ticket.via, at: iso(ev.at),
-    };
-    if (ev.type === 'command.refused') return { ...base, ok: false, code: ev.reason };
-    if (ev.type === 'command.finished') return { ...base, ok: ev.result.ok, code: ev.result.code, duration_ms: ev.at - (ev.ticket.startedAt ?? ev.at) };
-    return base;
+    const t = ev.ticket;
+    let cmd = this.shown.get(t);
+    if (cmd === undefined) {
+      cmd = redactCommand(t.cmd);
+      this.shown.set(t, cmd);
+    }
+    const phase = ev.type.slice('command.'.length) as 'queued' | 'started' | 'refused' | 'finished';
+    const at = iso(ev.at);
+    // Whole literals rather than a spread of a common base: this runs for every command while watched.
+    if (ev.type === 'command.refused') return { type: 'command', phase, agent_id: ev.agentId, topic: ev.topic, ticket: t.id, cmd, via: t.via, at, ok: false, code: ev.reason };
+    if (ev.type === 'command.finished') {
+      return { type: 'command', phase, agent_id: ev.agentId, topic: ev.topic, ticket: t.id, cmd, via: t.via, at, ok: ev.result.ok, code: ev.result.code, duration_ms: ev.at - (t.startedAt ?? ev.at) };
+    }
+    return { type: 'command', phase, agent_id: ev.agentId, topic: ev.topic, ticket: t.id, cmd, via: t.via, at };
   }
 }

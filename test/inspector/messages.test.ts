@@ -1,0 +1,33 @@
+import { describe, expect, it } from '@jest/globals';
+import { InspectionSerialiser, iso } from '../../src/actors/inspectionMessages.js';
+import type { CommandEvent } from '../../src/domain/ticket.js';
+
+describe('inspection message times (behaviour.md §13.3 `at`)', () => {
+  it('equal Date#toISOString for every millisecond, across second, day and year boundaries and in any order', () => {
+    const edges = [0, 1, 9, 10, 99, 100, 999, 1000, 1001, Date.UTC(2026, 11, 31, 23, 59, 59, 999), Date.UTC(2027, 0, 1, 0, 0, 0, 0), -1, -999, -1000, 8.64e15 - 10];
+    let seed = 42;
+    const random = () => { seed = (seed * 1103515245 + 12345) % 2 ** 31; return seed; };
+    const values = [...edges, ...Array.from({ length: 5000 }, () => 1.7e12 + (random() % 1e8))];
+    // Alternate two clocks as the serialiser does (event times, then the clock's reads).
+    for (let i = 0; i < values.length; i++) {
+      const ms = i % 2 === 0 ? values[i] : values[i - 1] + 3;
+      expect(iso(ms)).toBe(new Date(ms).toISOString());
+    }
+  });
+});
+
+describe('command messages', () => {
+  const ticket = { id: 't1', cmd: '/set $TOKEN = "s3cret-value"\nbody line', requestId: 'r1', via: 'exec' as const, queuedAt: 1000, startedAt: 1500 };
+  const ev = (type: string, extra: Record<string, unknown> = {}) => ({ type, agentId: 'ann', topic: 'main', ticket, at: 2000, ...extra }) as unknown as CommandEvent;
+
+  it('each phase carries the redacted first line (the value masked, the body never) and its own fields', () => {
+    const s = new InspectionSerialiser({ now: () => 2000 });
+    const at = new Date(2000).toISOString();
+    const base = { type: 'command', agent_id: 'ann', topic: 'main', ticket: 't1', cmd: '/set $TOKEN = "s3…"', via: 'exec', at };
+    expect(s.fromCommand(ev('command.queued'))).toEqual({ ...base, phase: 'queued' });
+    expect(s.fromCommand(ev('command.started'))).toEqual({ ...base, phase: 'started' });
+    expect(s.fromCommand(ev('command.finished', { result: { ok: true, code: null } }))).toEqual({ ...base, phase: 'finished', ok: true, code: null, duration_ms: 500 });
+    expect(s.fromCommand(ev('command.refused', { reason: 'QUEUE_FULL' }))).toEqual({ ...base, phase: 'refused', ok: false, code: 'QUEUE_FULL' });
+    expect(JSON.stringify(s.fromCommand(ev('command.started')))).not.toMatch(/s3cret|body line/);
+  });
+});
