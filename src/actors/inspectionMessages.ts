@@ -32,10 +32,10 @@ export interface LiveActor {
 }
 
 /**
- * ISO time of an epoch ms (exported for its test). A watched daemon under load stamps thousands of messages a second, and
- * Date#toISOString was ~2 % of its CPU: the `YYYY-MM-DDTHH:MM:SS.` part is kept per second and the
- * milliseconds appended, so the command events' times and the clock's reads (which alternate
- * between different milliseconds) both hit it.
+ * ISO time of an epoch ms (exported for its test). A watched daemon under load stamps thousands of
+ * messages a second, and Date#toISOString was ~2 % of its CPU: the `YYYY-MM-DDTHH:MM:SS.` part is
+ * kept per second and the milliseconds appended, so the command events' times and the clock's
+ * reads (which alternate between different milliseconds) both hit it.
  */
 let lastSecond = Number.NaN;
 let secondPrefix = '';
@@ -125,9 +125,10 @@ export function describeActor(systemId: string, ref: AnyActorRef, now: number): 
   return { actor: systemId, machine, state: snap.value ?? snap.status ?? null, detail: detailOf(machine, snap.context, now, snap.children) };
 }
 
-/** Turns inspection events into §13.3 messages; remembers each actor's last state and children. */
+/** What most inspection events make: nothing (one shared empty list, not an array per event). */
 const NO_MESSAGES: readonly InspectorMessage[] = Object.freeze([]);
 
+/** Turns inspection events into §13.3 messages; remembers each actor's last state and children. */
 export class InspectionSerialiser {
   private readonly last = new WeakMap<AnyActorRef, { value: unknown; children: Record<string, AnyActorRef>; progress?: string }>();
   /** A ticket's redacted command, made once for its two or three messages. */
@@ -151,7 +152,6 @@ export class InspectionSerialiser {
 
   /** Messages for one XState inspection event (none for most). */
   fromInspection(ev: InspectionEvent): readonly InspectorMessage[] {
-    // Most inspection events (events, microsteps, actions) make no message: no array is made for them.
     if (ev.type !== '@xstate.snapshot') return NO_MESSAGES;
     const ref = ev.actorRef as AnyActorRef;
     const machine = machineOf(ref);
