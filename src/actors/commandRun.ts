@@ -5,6 +5,7 @@ import type { AgentStore } from '../domain/ports.js';
 import { fail, type CommandResult } from '../domain/result.js';
 import { sessionMeta, sessionSignal, type SessionState } from '../domain/session.js';
 import type { CommandEvent, ExecResult, Ticket } from '../domain/ticket.js';
+import type { TopicRef } from './tree.js';
 
 /**
  * Run one ticket's command in a session: the one command path of /exec and /mcp (architecture.md
@@ -51,4 +52,24 @@ export function guarded(listener: TicketListener, ev: CommandEvent): void {
   } catch (err) {
     process.emitWarning(`listener of ${ev.type} ${ev.ticket.id} failed: ${errorMessage(err)}`);
   }
+}
+
+/**
+ * The one subscription of a topic actor (actor.on): each ticket's caller gets its `command.*`
+ * events until its outcome (refused or finished), and `observe` (the inspection: trace recorder,
+ * inspector, behaviour.md §13.3) sees every one; `ended` runs when the topic ends. Returns the
+ * callers by ticket id: submit adds one, a caller that leaves removes itself.
+ */
+export function followTopic(actor: TopicRef, observe: (ev: CommandEvent) => void, ended: () => void): Map<string, TicketListener> {
+  const listeners = new Map<string, TicketListener>();
+  actor.on('*', (ev) => {
+    const l = listeners.get(ev.ticket.id);
+    if (l) {
+      if (ev.type === 'command.finished' || ev.type === 'command.refused') listeners.delete(ev.ticket.id);
+      guarded(l, ev);
+    }
+    observe(ev);
+  });
+  actor.subscribe({ complete: ended, error: ended });
+  return listeners;
 }

@@ -1,14 +1,12 @@
 import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import type { CommandRegistry } from '../commands/registry.js';
 import { CORE_HUBS } from '../commands/hubs.js';
-import type { DaemonInfo, HubPage, Services, TopicStatus } from '../commands/types.js';
+import type { HubPage, Services, TopicStatus } from '../commands/types.js';
 import type { AgentInput } from '../domain/agentInput.js';
 import { LoomError } from '../domain/errors.js';
 import { WIRES, nounTitle, unknownIdentity, type WireDescription } from '../domain/wire.js';
-import type { AgentRecord, AgentStore, Clock, EnvStore, PackageRegistry } from '../domain/ports.js';
-import { newSession } from '../domain/session.js';
-import type { QueueLimits, Ticket, TicketRequest } from '../domain/ticket.js';
+import type { AgentRecord } from '../domain/ports.js';
+import type { QueueLimits, Ticket } from '../domain/ticket.js';
 import type { HubName, TopicRef as TopicName } from '../domain/topic.js';
 import { installError, type InstallOutcome, type InstallProgress } from '../domain/install.js';
 import { agentSystemId, capSystemId, installSystemId, topicSystemId, webhookSystemId, type AgentOutcome, type DeleteCounts } from '../machines/agent.js';
@@ -16,60 +14,23 @@ import type { CapabilityInput } from '../machines/capability.js';
 import { agentsOf } from '../machines/agentShelf.js';
 import { liveOnShelves } from '../machines/capabilityShelf.js';
 import type { InstallInput } from '../machines/install.js';
-import { shellSystemId, type ShellInput } from '../machines/shell.js';
+import type { ShellInput } from '../machines/shell.js';
 import { nextTicketId } from '../machines/topicQueue.js';
 import { checkAgentRoots, createHome } from '../effects/homePolicy.js';
 import { killAll } from '../effects/processes.js';
-import { disposeSession, guarded, runTicket, type Submission, type TicketListener } from './commandRun.js';
+import { disposeSession, followTopic, runTicket, type Submission, type TicketListener } from './commandRun.js';
+import { installOutcome } from './installWait.js';
 import type { SystemContribution } from './contributions.js';
 import { Inspection } from './inspection.js';
 import { inspectionSnapshot, type InspectionSnapshot } from './inspectionSnapshot.js';
 import { CORE_MACHINES, machineCatalogue, type MachineView } from './machineCatalogue.js';
+import { agentActor, allShells, installsOf, isTopicChild, sessionCount, shellOf, topicActor, topicStatuses, topicsOf } from './treeQueries.js';
+import type { AgentSummary, CommandRequest, DeleteOutcome, RegisterOutcome, SystemDeps } from './systemTypes.js';
 import { createTree, warn, type AgentRef, type CapabilityRef, type DaemonActor, type InstallEffects, type InstallRef, type ShellRef, type TopicRef, type WebhookRef } from './tree.js';
 
 export type { Submission, TicketListener } from './commandRun.js';
 
-export interface SystemDeps {
-  info: DaemonInfo;
-  clock: Clock;
-  agents: AgentStore;
-  env: EnvStore;
-  packages: PackageRegistry;
-  registry: CommandRegistry;
-  queue?: QueueLimits;
-}
-
-/** A command to submit: its text, request id, channel, and where it goes. */
-export interface CommandRequest extends TicketRequest {
-  agentId: string;
-  ref: TopicName;
-}
-
-/** What POST /agents did (spec §4.3); the route names the fields after its wire. */
-export interface RegisterOutcome {
-  id: string;
-  home: string;
-  created: boolean;
-  /** Fields the features add (webhook_url, capability). */
-  extra: Record<string, unknown>;
-}
-
-/** What DELETE /agents/{id} did (spec §4.3 rule 3); `counts` holds every count the cascade reports. */
-export interface DeleteOutcome {
-  id: string;
-  deleted: boolean;
-  counts: Record<string, number>;
-}
-
-/** One registered agent as GET /agents lists it (spec §4.3). */
-export interface AgentSummary {
-  id: string;
-  home: string;
-  allowedPaths: string[];
-  createdAt: string;
-}
-
-const isTopicChild = (id: string) => id.startsWith('topic:');
+export type { AgentSummary, CommandRequest, DeleteOutcome, RegisterOutcome, SystemDeps } from './systemTypes.js';
 
 /**
  * The running system behind one facade (architecture.md): one actor tree rooted at the daemon
@@ -257,10 +218,6 @@ export class LoomSystem {
 
   // ---- topics and commands (spec §3, §4.6–§4.8) ---------------------------------------------
 
-  private topicActor(agentId: string, topic: string): TopicRef | undefined {
-    return this.root.system.get(topicSystemId(agentId, topic)) as TopicRef | undefined;
-  }
-
   private knownAgent(agentId: string): AgentRef {
     const agent = this.agent(agentId);
     if (!agent) throw new LoomError(401, unknownIdentity(this.wire, agentId));
@@ -272,7 +229,7 @@ export class LoomSystem {
    * in its agent) until its first command wakes it.
    */
   openTopic(agentId: string, ref: TopicName): { created: boolean } {
-    if (this.topicActor(agentId, ref.topic)) return { created: false };
+    if (topicActor(this.root, agentId, ref.topic)) return { created: false };
     const agent = this.knownAgent(agentId);
     if (agent.getSnapshot().context.dormant.has(ref.topic)) return { created: false };
     agent.send({ type: 'topic.open', ref, at: this.deps.clock.now() });
@@ -281,26 +238,14 @@ export class LoomSystem {
 
   /** The actor of (agent, topic), spawned (from its dormant record, or new) when a command needs it. */
   private wakeTopic(agentId: string, ref: TopicName): TopicRef {
-    const existing = this.topicActor(agentId, ref.topic);
+    const existing = topicActor(this.root, agentId, ref.topic);
     if (existing) return existing;
     const input = { agentId, ref, maxWaiting: this.limits.max, waitMs: this.limits.waitMs, now: this.deps.clock.now(), owner: nounTitle(this.wire) };
     this.knownAgent(agentId).send({ type: 'topic.wake', ref, input });
-    const actor = this.topicActor(agentId, ref.topic);
+    const actor = topicActor(this.root, agentId, ref.topic);
     if (!actor) throw new Error(`agent ${agentId} could not open topic ${ref.topic}`);
-    // One subscription per topic: each ticket's caller gets its events, and the trace recorder and
-    // the inspector see every command event (behaviour.md §13.3).
     const systemId = topicSystemId(agentId, ref.topic);
-    const listeners = new Map<string, TicketListener>();
-    this.tickets.set(actor, listeners);
-    actor.on('*', (ev) => {
-      const l = listeners.get(ev.ticket.id);
-      if (l) {
-        if (ev.type === 'command.finished' || ev.type === 'command.refused') listeners.delete(ev.ticket.id);
-        guarded(l, ev);
-      }
-      this.inspection.command(systemId, ev);
-    });
-    actor.subscribe({ complete: () => this.inspection.recent.forget(systemId), error: () => this.inspection.recent.forget(systemId) });
+    this.tickets.set(actor, followTopic(actor, (ev) => this.inspection.command(systemId, ev), () => this.inspection.recent.forget(systemId)));
     return actor;
   }
 
@@ -330,12 +275,12 @@ export class LoomSystem {
 
   /** DELETE /sessions/{agent_id}/{topic}: false when absent (spec §4.6). A dormant topic just ends. */
   closeSession(agentId: string, topic: string): boolean {
-    const actor = this.topicActor(agentId, topic);
+    const actor = topicActor(this.root, agentId, topic);
     if (actor) {
       actor.send({ type: 'session.close', at: this.deps.clock.now() });
       return true;
     }
-    const agent = this.root.system.get(agentSystemId(agentId)) as AgentRef | undefined;
+    const agent = agentActor(this.root, agentId);
     if (!agent?.getSnapshot().context.dormant.has(topic)) return false;
     agent.send({ type: 'topic.forget', topic });
     return true;
@@ -347,22 +292,9 @@ export class LoomSystem {
     for (const topic of snap.context.dormant.keys()) agent.send({ type: 'topic.forget', topic });
   }
 
-  private topicsOf(agentId: string): TopicRef[] {
-    const agent = this.root.system.get(agentSystemId(agentId)) as AgentRef | undefined;
-    if (!agent) return [];
-    return Object.entries(agent.getSnapshot().children).filter(([id]) => isTopicChild(id)).map(([, t]) => t as TopicRef);
-  }
-
   /** Topics of an agent with queue state, sorted by topic (read from the topic actors and the dormant records). */
   topicStatuses(agentId: string): TopicStatus[] {
-    const live: TopicStatus[] = this.topicsOf(agentId).map((t) => {
-      const { value, context } = t.getSnapshot();
-      return { session: context.session, executing: value === 'executing', queueLength: context.waiting.length };
-    });
-    const agent = this.root.system.get(agentSystemId(agentId)) as AgentRef | undefined;
-    // A dormant topic shows as the empty session it will start with.
-    const dormant = [...(agent?.getSnapshot().context.dormant.values() ?? [])].map((d) => ({ session: newSession(agentId, d.ref, d.createdAt), executing: false, queueLength: 0 }));
-    return [...live, ...dormant].sort((a, b) => (a.session.ref.topic < b.session.ref.topic ? -1 : a.session.ref.topic > b.session.ref.topic ? 1 : 0));
+    return topicStatuses(this.root, agentId);
   }
 
   /** Registered agent ids, sorted (GET /sessions without a filter); a dormant agent has no sessions. */
@@ -372,13 +304,7 @@ export class LoomSystem {
 
   /** GET /health counts: registered agents, sessions = open topics (live and dormant) across the agents in the tree. */
   counts(): { agents: number; sessions: number } {
-    let sessions = 0;
-    for (const [, ref] of agentsOf(this.root)) {
-      const snap = (ref as AgentRef).getSnapshot();
-      sessions += snap.context.dormant.size;
-      for (const id of Object.keys(snap.children)) if (isTopicChild(id)) sessions++;
-    }
-    return { agents: this.deps.agents.count(), sessions };
+    return { agents: this.deps.agents.count(), sessions: sessionCount(this.root) };
   }
 
   // ---- children of features (capabilities, webhook tokens) ----------------------------------
@@ -414,51 +340,30 @@ export class LoomSystem {
     agent.send({ type: 'install.open', input });
     const ref = this.root.system.get(installSystemId(input.installId)) as InstallRef | undefined;
     if (!ref) return Promise.resolve({ ok: false, code: 'INTERNAL_ERROR', message: 'Internal error: the install could not start' });
-    const onAbort = () => ref.send({ type: 'install.cancel', code: 'CONFLICT', message: 'The topic was closed while this install ran' });
-    signal?.addEventListener('abort', onAbort, { once: true });
-    return new Promise((resolve) => {
-      const finish = () => {
-        signal?.removeEventListener('abort', onAbort);
-        const snap = ref.getSnapshot();
-        resolve(snap.output ?? snap.context.outcome ?? { ok: false, code: 'CONFLICT', message: 'The install was stopped' });
-      };
-      if (ref.getSnapshot().status !== 'active') finish();
-      else ref.subscribe({ complete: finish, error: finish });
-    });
+    return installOutcome(ref, signal);
   }
 
   /** Running installs of an agent with their progress (behaviour.md §13.2 `installs`), read from the tree. */
   installs(agentId: string): Array<InstallProgress & { request_id: string | null }> {
-    const agent = this.root.system.get(agentSystemId(agentId)) as AgentRef | undefined;
-    if (!agent) return [];
-    return Object.entries(agent.getSnapshot().children)
-      .filter(([id]) => id.startsWith('install:'))
-      .map(([, ref]) => {
-        const { value, context: c } = (ref as InstallRef).getSnapshot();
-        return {
-          install_id: c.installId, name: c.name, source: c.source, state: value as InstallProgress['state'],
-          files_done: c.filesDone, files_total: c.filesTotal, bytes: c.bytes, request_id: c.requestId,
-        };
-      })
-      .sort((a, b) => (a.install_id < b.install_id ? -1 : 1));
+    return installsOf(this.root, agentId);
   }
 
   /** The shell of a bash topic, or undefined when it has none (behaviour.md §8.3). */
   shell(agentId: string, topic: string): ShellRef | undefined {
-    return this.root.system.get(shellSystemId(agentId, topic)) as ShellRef | undefined;
+    return shellOf(this.root, agentId, topic);
   }
 
   /** The shell of an open bash topic, spawned (a child of the topic) with `input()` when it has none; undefined when the topic is not open. */
   openShell(agentId: string, topic: string, input: () => ShellInput): ShellRef | undefined {
     const existing = this.shell(agentId, topic);
     if (existing) return existing;
-    this.topicActor(agentId, topic)?.send({ type: 'shell.open', input: input() });
+    topicActor(this.root, agentId, topic)?.send({ type: 'shell.open', input: input() });
     return this.shell(agentId, topic);
   }
 
   /** Every live shell (shutdown). */
   shells(): ShellRef[] {
-    return Object.entries(this.root.system.getAll() as Record<string, ShellRef>).filter(([id]) => id.startsWith('shell:')).map(([, ref]) => ref);
+    return allShells(this.root);
   }
 
   /** Shutdown (behaviour.md §1.1): feature hooks (end streams), sessions, child process groups, the tree. */
@@ -467,7 +372,7 @@ export class LoomSystem {
       try { await c.onShutdown?.(); } catch (err) { warn('shutdown hook failed', err); }
     }
     for (const [id] of agentsOf(this.root)) {
-      for (const t of this.topicsOf(id)) await disposeSession(t.getSnapshot().context.session).catch((err: unknown) => warn('closing a session', err));
+      for (const t of topicsOf(this.root, id)) await disposeSession(t.getSnapshot().context.session).catch((err: unknown) => warn('closing a session', err));
     }
     this.root.stop();
     killAll('SIGKILL');
