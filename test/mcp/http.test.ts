@@ -225,6 +225,18 @@ describe('/mcp HTTP details (behaviour.md §10.1, §9.1)', () => {
     expect(JSON.parse(r.body)).toEqual({ jsonrpc: '2.0', error: { code: -32700, message: 'Parse error: Invalid JSON' }, id: null });
   });
 
+  it('when a refused POST names an unknown agent (not JSON, over 10 MiB), then the agent is not registered', async () => {
+    const bad = await raw(t.port, { method: 'POST', path: '/mcp', headers: { ...MCP_HEADERS, 'X-Agent-Id': 'junk1' }, body: '{"jsonrpc":' });
+    expect(bad.status).toBe(400);
+    const big = await raw(t.port, { method: 'POST', path: '/mcp', headers: { ...MCP_HEADERS, 'X-Agent-Id': 'junk2', 'Content-Length': String(10485761) } });
+    expect(big.status).toBe(413);
+    const ids = (await call(t.base, 'GET', '/agents')).body.agents.map((a: { id: string }) => a.id);
+    expect(ids.filter((id: string) => id.startsWith('junk'))).toEqual([]);
+    // The same request, well formed, does register it (spec §4.8).
+    expect((await raw(t.port, { method: 'POST', path: '/mcp', headers: { ...MCP_HEADERS, 'X-Agent-Id': 'junk1' }, body: rpc('notifications/initialized', undefined, null) })).status).toBe(202);
+    expect((await call(t.base, 'GET', '/agents')).body.agents.map((a: { id: string }) => a.id)).toContain('junk1');
+  });
+
   it('when a notification is posted, then 202 with an empty body', async () => {
     const r = await raw(t.port, { method: 'POST', path: '/mcp', headers: MCP_HEADERS, body: rpc('notifications/initialized', undefined, null) });
     expect(r.status).toBe(202);

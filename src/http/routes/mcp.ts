@@ -42,10 +42,11 @@ function toolCallNote(parsed: unknown): { topic?: string; command?: string | nul
 async function handlePost(ctx: AppContext, req: Request, res: Response): Promise<void> {
   const agentId = agentHeader(req) ?? 'default';
   if (!isAgentId(agentId)) throw new LoomError(400, `Invalid agent_id: ${agentId}`);
-  // Unknown agents are auto-registered on first touch with a derived home (spec §4.8).
-  await ctx.system.ensureAgent(agentId);
   const parsed = parseJson(await readBody(req));
   if (parsed === undefined) throw new LoomError(400, 'Parse error', { protocolBody: PARSE_ERROR });
+  // Unknown agents are auto-registered on first touch with a derived home (spec §4.8) — by a
+  // request that was read and parsed: a refused one (413, not JSON) leaves nothing behind.
+  await ctx.system.ensureAgent(agentId);
   noteRequest(res, { agent: agentId, ...toolCallNote(parsed) });
   const { serveStateless } = await loadServer();
   await serveStateless(req, res, parsed, systemRunner(ctx.system, agentId), ctx.system.services.info.version);
