@@ -4,7 +4,7 @@ import { TRACE_FORMAT, stepLine, type TraceHeader, type TraceStep } from '../dom
 import { scrub, templateSet, type ScrubContext, type Secret } from '../domain/traceText.js';
 import type { IntakeEvent } from './inspection.js';
 import type { CommandEvent } from '../domain/ticket.js';
-import { argumentFiles, documentFile, execStep, type OutcomeEvent, type UsedFile } from './traceSteps.js';
+import { argumentFiles, documentFile, execStep, openedFile, type OutcomeEvent, type UsedFile } from './traceSteps.js';
 import { TraceWriter } from './traceWriter.js';
 
 /** One trace as GET /traces lists it (behaviour.md §14.1). */
@@ -23,6 +23,8 @@ export interface TraceInfo {
 export interface RecordingDeps {
   /** The agent's home, for `~` (undefined: unknown agent). */
   home(agentId: string): string | undefined;
+  /** The document a topic's session has open now (its URI), if any. */
+  openDocument(agentId: string, topic: string): string | undefined;
   /** The persistent variables a command of this agent and topic can read (values to keep out). */
   env(agentId: string, topic: string): EnvEntry[];
   port(): number;
@@ -35,6 +37,8 @@ export interface RecordingDeps {
 type Pending =
   | { kind: 'agent'; agentId: string; t: number }
   | { kind: 'file'; agentId: string; t: number; path: string; content: string }
+  /** The topic's document, open before the trace saw the topic: reopened on replay (a script step). */
+  | { kind: 'open'; agentId: string; topic: string; t: number; path: string }
   | { kind: 'exec'; ev: OutcomeEvent; cmd: string }
   | { kind: 'webhook'; ev: IntakeEvent };
 
@@ -50,6 +54,8 @@ export class TraceRecording {
   private readonly pending: Pending[] = [];
   private readonly agents = new Set<string>();
   private readonly files = new Set<string>();
+  /** Topics (agent, topic) this trace has seen a command start in. */
+  private readonly topics = new Set<string>();
   /** File steps read when a command started, waiting for its outcome (key: agent, topic, ticket). */
   private readonly beforeRun = new Map<string, Pending[]>();
   /** Every secret value seen while recording (value → name): values only ever join. */
@@ -113,11 +119,27 @@ export class TraceRecording {
     return out;
   }
 
+  /**
+   * The first command the trace sees in a topic whose session already has a local document open
+   * (opened before the trace started): the document as a `file` step and a `/open` of it without
+   * `expect`, so a replay's topic shows the same document in its answers.
+   */
+  private openedBefore(ev: CommandEvent, home: string): Pending[] {
+    const key = `${ev.agentId}\0${ev.topic}`;
+    if (this.topics.has(key)) return [];
+    this.topics.add(key);
+    const uri = this.deps.openDocument(ev.agentId, ev.topic);
+    const [doc] = uri ? openedFile(uri, home) : [];
+    if (!doc) return [];
+    const t = ev.ticket.queuedAt;
+    return [...this.fileSteps(ev.agentId, [doc], t), { kind: 'open', agentId: ev.agentId, topic: ev.topic, t, path: doc.path }];
+  }
+
   /** A command starts: the files it names are read as they are before it runs (a replay starts from them). */
   onStarted(ev: CommandEvent): void {
     if (!this.recorded(ev)) return;
     const home = this.deps.home(ev.agentId);
-    const steps = home ? this.fileSteps(ev.agentId, argumentFiles(ev.ticket.cmd, home), ev.ticket.queuedAt) : [];
+    const steps = home ? [...this.openedBefore(ev, home), ...this.fileSteps(ev.agentId, argumentFiles(ev.ticket.cmd, home), ev.ticket.queuedAt)] : [];
     if (steps.length > 0) this.beforeRun.set(`${ev.agentId}\0${ev.topic}\0${ev.ticket.id}`, steps);
   }
 
@@ -150,7 +172,7 @@ export class TraceRecording {
     const items = this.pending.splice(0);
     const seen = new Set<string>();
     for (const p of items) {
-      const [agentId, topic] = p.kind === 'exec' ? [p.ev.agentId, p.ev.topic] : [p.kind === 'webhook' ? p.ev.agentId : p.agentId, 'main'];
+      const [agentId, topic] = p.kind === 'exec' ? [p.ev.agentId, p.ev.topic] : p.kind === 'open' ? [p.agentId, p.topic] : [p.kind === 'webhook' ? p.ev.agentId : p.agentId, 'main'];
       if (seen.has(`${agentId}\0${topic}`)) continue;
       seen.add(`${agentId}\0${topic}`);
       for (const e of this.deps.env(agentId, topic)) this.secrets.set(e.value, e.name);
@@ -170,6 +192,8 @@ export class TraceRecording {
     switch (p.kind) {
       case 'agent':
         return { seq, t_ms: t(p.t), kind: 'agent', agent_id: p.agentId };
+      case 'open':
+        return { seq, t_ms: t(p.t), kind: 'exec', via: 'exec', agent_id: p.agentId, topic: p.topic, cmd: `/open ${p.path}` };
       case 'file':
         // Payloads are kept as they are except for secrets and the port (a home path inside stays).
         return { seq, t_ms: t(p.t), kind: 'file', agent_id: p.agentId, path: p.path, content: scrub(p.content, { secrets, port }) };

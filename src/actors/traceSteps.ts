@@ -99,7 +99,12 @@ export function argumentFiles(cmd: string, home: string): UsedFile[] {
 /** The local document an answer shows (head.meta.uri, `file://`): opening does not change it. */
 export function documentFile(ev: OutcomeEvent, home: string): UsedFile[] {
   const uri = ev.type === 'command.finished' ? ev.result.meta?.uri : undefined;
-  if (!uri?.startsWith('file://')) return [];
+  return uri ? openedFile(uri, home) : [];
+}
+
+/** The file of a document URI when it is a local file under the home (a `file://` URI); else none. */
+export function openedFile(uri: string, home: string): UsedFile[] {
+  if (!uri.startsWith('file://')) return [];
   try {
     return underHome([fileURLToPath(uri)], home);
   } catch {

@@ -92,6 +92,7 @@ export class TraceService {
     const path = file ? resolve(file) : join(this.dir, `${id}.jsonl`);
     const rec = new TraceRecording(id, { ...req, startedAt: this.opts.clock.now() }, {
       home: (a) => this.system.agentHome(a),
+      openDocument: (a, topic) => this.system.topicStatuses(a).find((s) => s.session.ref.topic === topic)?.session.doc?.uri,
       env: (a, topic) => {
         const ref = parseTopic(topic);
         return ref ? this.system.services.env.effective(a, topicScope(ref)) : [];

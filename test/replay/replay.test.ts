@@ -139,4 +139,23 @@ describe('loom replay (behaviour.md §14.3)', () => {
     const out = await new LoomClient(d.base, 'default').exec('main', '/info');
     expect(out.body).toContain('document:  ~/s.md');
   });
+
+  it('a trace started while a topic had a document open reopens it first, so the answers match on a fresh daemon', async () => {
+    const c = new LoomClient(d.base);
+    const home = String((await c.registerAgent({ agent_id: 'ivy' })).body.home);
+    writeFileSync(join(home, 'plan.md'), '# Plan\n\nShip it.\n');
+    const ivy = new LoomClient(d.base, 'ivy');
+    expect((await ivy.exec('main', '/open ~/plan.md')).head?.ok).toBe(true);
+    const file = join(dir, 'opened-before.jsonl');
+    writeFileSync(file, await record(c, 'ivy', async (a) => {
+      await a.exec('main', '/write ~/todo.md\n- buy milk', 'r1');
+      await a.exec('main', '/info', 'r2');
+    }));
+    const r = await replay([file]);
+    expect(r.stdout.split('\n')).toEqual([
+      '· 1 agent ivy', '· 2 file ~/plan.md', '· 3 main /open ~/plan.md', '✓ 4 main /write ~/todo.md', '✓ 5 main /info',
+      '5 steps: 2 matched, 0 differed, 3 not compared', '',
+    ]);
+    expect(r.code).toBe(0);
+  });
 });
