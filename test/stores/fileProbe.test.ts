@@ -25,3 +25,12 @@ describe('isAbsent: the start-up probe that builds no exception (issue 13)', () 
     expect(() => readFileIfExists(join(dir, 'f', 'below'))).toThrow(expect.objectContaining({ code: 'ENOTDIR' }));
   });
 });
+
+describe('isAbsent deeper down', () => {
+  it('a path under a missing folder is absent; under a file further up it is ENOTDIR on every Node line', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'f'), 'x');
+    expect(isAbsent(join(dir, 'no', 'such', 'thing'))).toBe(true);
+    expect(() => isAbsent(join(dir, 'f', 'a', 'b'))).toThrow(expect.objectContaining({ code: 'ENOTDIR' }));
+  });
+});
