@@ -130,9 +130,13 @@ export class TraceRecording {
     this.topics.add(key);
     const uri = this.deps.openDocument(ev.agentId, ev.topic);
     const [doc] = uri ? openedFile(uri, home) : [];
-    if (!doc) return [];
+    // A path `/open` would read otherwise (`#` starts an anchor; spaces and quotes split words) is left out.
+    if (!doc || !/^[^\s#"'\\]+$/.test(doc.path)) return [];
     const t = ev.ticket.queuedAt;
-    return [...this.fileSteps(ev.agentId, [doc], t), { kind: 'open', agentId: ev.agentId, topic: ev.topic, t, path: doc.path }];
+    const files = this.fileSteps(ev.agentId, [doc], t);
+    // Only a document the trace holds (now or from an earlier step): a replay could not open another.
+    if (files.length === 0 && !this.files.has(`${ev.agentId}\0${doc.abs}`)) return [];
+    return [...files, { kind: 'open', agentId: ev.agentId, topic: ev.topic, t, path: doc.path }];
   }
 
   /** A command starts: the files it names are read as they are before it runs (a replay starts from them). */

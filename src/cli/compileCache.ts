@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import module from 'node:module';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +20,10 @@ export function enableCompileCache(env: NodeJS.ProcessEnv): void {
   if (typeof enable !== 'function') return;
   const dataDir = env.SVC_DATA_DIR && env.SVC_DATA_DIR !== '' ? env.SVC_DATA_DIR : join(homedir(), '.loom');
   try {
-    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    // Only into a data directory that exists: the configuration is checked after this (a bad
+    // SVC_PORT exits 2 with nothing created), and the daemon makes the folder itself with mode
+    // 0700. The first start of a new data directory compiles as Node 20 does; later ones use the cache.
+    if (!statSync(dataDir).isDirectory()) return;
     enable(compileCacheDir(dataDir));
   } catch {
     // Off: the daemon compiles as Node 20 does.

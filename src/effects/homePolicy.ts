@@ -55,7 +55,8 @@ function checkRoot(r: AgentRoots, raw: string, error: string): void {
   } catch (err) {
     refuse(`Cannot resolve ${abs}: ${reasonOf(err)}`);
   }
-  const data = r.dataReal ?? realpathSync(r.dataDir);
+  // realpath(3), as for the roots (workspace.ts) and the registry load: one answer for both sides.
+  const data = r.dataReal ?? realpathSync.native(r.dataDir);
   if (real === data) refuse(`${abs} is the Loom data directory`);
   if (isInside(data, real)) refuse(`${abs} contains the Loom data directory ${r.dataDir}`);
   const ownDefault = r.defaultHomes === false ? null : join(data, 'agents', r.agentId, 'home');

@@ -23,6 +23,18 @@ export interface LoadReport {
 
 const addLine = (e: StoredEvent): string => JSON.stringify({ op: 'add', event: e }) + '\n';
 
+/**
+ * Whether a log is absent, without letting the probe's own error out: a state folder that is a file
+ * or cannot be entered is reported by the scan that follows as `cannot read <file>: …`, one line.
+ */
+function absentOrUnreadable(path: string): 'absent' | 'present' | 'unreadable' {
+  try {
+    return isAbsent(path) ? 'absent' : 'present';
+  } catch {
+    return 'unreadable';
+  }
+}
+
 /** One agent's inbox: the log and its index (append order = id order). */
 class AgentInbox {
   readonly index: EventIndex;
@@ -131,7 +143,7 @@ export class FileInbox implements InboxPort {
     const loaded = this.inboxes.get(agentId);
     if (loaded) return { events: loaded.index.size, skipped: 0, compacted: false };
     // No log yet (most agents at start-up): nothing to check; the inbox is made on first touch.
-    if (isAbsent(this.logPath(agentId))) return { events: 0, skipped: 0, compacted: false };
+    if (absentOrUnreadable(this.logPath(agentId)) === 'absent') return { events: 0, skipped: 0, compacted: false };
     const { inbox, report } = this.read(agentId);
     this.inboxes.set(agentId, inbox);
     if (report.compacted) await inbox.log.rewrite(() => inbox.compaction(() => true, () => undefined));

@@ -3,7 +3,7 @@ import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import module from 'node:module';
 import { join } from 'node:path';
 import { compileCacheDir } from '../../src/cli/compileCache.js';
-import { startDaemon, tempDir } from '../helpers/daemon.js';
+import { runCli, startDaemon, tempDir } from '../helpers/daemon.js';
 
 /** Issue 13, cold start: V8's compiled code kept between starts where Node has the API (>= 22.1). */
 const supported = typeof (module as { enableCompileCache?: unknown }).enableCompileCache === 'function';
@@ -24,5 +24,13 @@ describe('the compile cache of `loom daemon`', () => {
     const d = await startDaemon({ dataDir });
     expect((await fetch(`${d.base}/health`)).status).toBe(200);
     expect(await d.stop()).toBe(0);
+  });
+
+  it('when the configuration is refused (exit 2), then no data directory is created for the cache', async () => {
+    const dataDir = join(tempDir(), 'never-made');
+    const r = await runCli(['daemon'], { SVC_DATA_DIR: dataDir, SVC_PORT: 'abc' });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('loom: invalid SVC_PORT "abc"\n');
+    expect(existsSync(dataDir)).toBe(false);
   });
 });

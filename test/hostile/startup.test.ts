@@ -63,6 +63,18 @@ describe('defect 8: damaged files at start-up', () => {
     await again.stop();
   });
 
+  it('when an agent\'s state folder is a file, then the daemon refuses to start with one line naming its inbox log, no stack', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'agents.json'), registry({ leo: AGENT('leo') }));
+    mkdirSync(join(dir, 'agents', 'leo'), { recursive: true });
+    writeFileSync(join(dir, 'agents', 'leo', 'state'), 'not a folder');
+    const r = await runToExit(dir);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(new RegExp(`^loom: cannot read ${join(dir, 'agents', 'leo', 'state', 'events.jsonl').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: .*not a directory.*\n$`));
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(readFileSync(join(dir, 'agents', 'leo', 'state'), 'utf8')).toBe('not a folder');
+  });
+
   it.each(['agents.json', 'capabilities.json'])('when %s holds null, then the daemon refuses to start and leaves the file as it was', async (file) => {
     const dir = tempDir();
     writeFileSync(join(dir, file), 'null\n');
