@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs';
 import module from 'node:module';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { dataDir as sharedDataDir } from './common.js';
 
 /** Where the daemon keeps V8's compiled code between starts: inside the data directory. */
 export const compileCacheDir = (dataDir: string): string => join(dataDir, 'cache', 'compile');
@@ -9,16 +9,16 @@ export const compileCacheDir = (dataDir: string): string => join(dataDir, 'cache
 /**
  * Keep V8's compiled code of the daemon between starts (Node >= 22.1, `module.enableCompileCache`):
  * compiling the 2 MB bundle is ~80 ms of a cold start, and a warm cache took a 1,000-agent start
- * on Node 24 from ~320 to ~270 ms here (issue 13). Node 20 has no such API and starts as before.
+ * on Node 24 from ~310 to ~280 ms here (issue 13, interleaved pairs). Node 20 has no such API and starts as before.
  *
  * The cache lives in the data directory (mode 0700), never in a shared temp folder where another
  * user could plant code for the daemon to run. A cache is never worth a failed start: any error
  * leaves it off. `NODE_DISABLE_COMPILE_CACHE=1` turns it off (Node's own switch).
  */
-export function enableCompileCache(env: NodeJS.ProcessEnv): void {
+export function enableCompileCache(): void {
   const enable = (module as { enableCompileCache?: (dir: string) => unknown }).enableCompileCache;
   if (typeof enable !== 'function') return;
-  const dataDir = env.SVC_DATA_DIR && env.SVC_DATA_DIR !== '' ? env.SVC_DATA_DIR : join(homedir(), '.loom');
+  const dataDir = sharedDataDir();
   try {
     // Only into a data directory that exists: the configuration is checked after this (a bad
     // SVC_PORT exits 2 with nothing created), and the daemon makes the folder itself with mode

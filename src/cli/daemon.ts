@@ -16,7 +16,7 @@ export function daemonCli({ program }: CliParts): void {
     'loom daemon', 'loom --port 4000 daemon --quiet', 'loom daemon --wire user', 'loom daemon --record session.jsonl',
   ]).action(async (o: { wire?: string; quiet?: boolean; record?: string }) => {
     // Before the composition root loads, so its compiled code can come from the cache.
-    enableCompileCache(process.env);
+    enableCompileCache();
     const { runDaemon } = await import('../main.js');
     // `loom --wire user daemon` and `loom daemon --wire user` alike.
     await runDaemon({ port: globals(program).port, wire: o.wire ?? globals(program).wire, quiet: o.quiet === true, record: o.record });

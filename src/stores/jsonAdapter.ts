@@ -60,7 +60,12 @@ export class AtomicJsonFileSync<T> implements SyncAdapter<T> {
   constructor(private readonly path: string) {}
 
   read(): T | null {
-    const text = readFileIfExists(this.path);
+    let text: string | undefined;
+    try {
+      text = readFileIfExists(this.path);
+    } catch (err) {
+      throw new RegistryReadError(this.path, fileErrorText(err));
+    }
     if (text === undefined) return null;
     try {
       return JSON.parse(text) as T;

@@ -2,7 +2,7 @@ import { LowSync } from 'lowdb';
 import { join } from 'node:path';
 import { PACKAGE_NAME_RE } from '../domain/ids.js';
 import type { PackageRecord, PackageRegistry, PackageStore } from '../domain/ports.js';
-import { AtomicJsonFileSync, fileErrorText, RegistryReadError } from './jsonAdapter.js';
+import { AtomicJsonFileSync, RegistryReadError } from './jsonAdapter.js';
 import { isAbsent } from '../effects/fileProbe.js';
 
 /** A package registry with nothing installed (builds without the install feature). */
@@ -64,14 +64,13 @@ export class FilePackageStore implements PackageStore {
    * (behaviour.md §1.1); an absent one costs nothing now and is made on first use.
    */
   check(agentId: string): void {
-    const file = this.file(agentId);
+    let absent = false;
     try {
-      if (!isAbsent(file)) this.load(agentId);
-    } catch (err) {
-      // A state folder that is a file, or one that cannot be entered: one line, as for a damaged file.
-      if (err instanceof RegistryReadError) throw err;
-      throw new RegistryReadError(file, fileErrorText(err));
+      absent = isAbsent(this.file(agentId));
+    } catch {
+      // A state folder that is a file, or one that cannot be entered: the read below says so in one line.
     }
+    if (!absent) this.load(agentId);
   }
 
   /** Load (once) and return an agent's registry. */
