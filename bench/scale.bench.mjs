@@ -3,6 +3,10 @@
 // the ready line) with an empty registry and with the 1,000-agent registry. Targets: 1,000 × 5 topics
 // <= 150 MiB RSS, cold start <= 300 ms. BENCH_COMPARE_ROOT=<checkout> adds the same rows for another
 // build (e.g. main before the actor tree), measured in the same run.
+// Then COLD more cold starts of this build, interleaved: empty and full registry, and bare node, each with
+// the environment as given and, when it sets NODE_EXTRA_CA_CERTS, without it. Node 20 reads that file at
+// start-up before any of Loom's code runs (~85 ms for Debian's CA bundle here; Node 22 and 24 read it
+// lazily), so the floor it sets is the machine's, not the daemon's.
 import { spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { loadavg } from 'node:os';
@@ -32,9 +36,9 @@ async function pool(n, width, fn) {
 }
 
 /** Spawn of a bare `node` that prints its ready line at once (ms): the floor of any cold start on this machine now. */
-function bareStart() {
+function bareStart(env = {}) {
   const t0 = process.hrtime.bigint();
-  const p = spawn(process.execPath, ['-e', 'console.log("listening")'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const p = spawn(process.execPath, ['-e', 'console.log("listening")'], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env } });
   return new Promise((resolve) => p.stdout.once('data', () => { resolve({ ms: Number(process.hrtime.bigint() - t0) / 1e6, cpu: cpuMs(p.pid) }); p.kill(); }));
 }
 
@@ -60,6 +64,7 @@ async function round(root) {
   out.cpuFull = again.readyCpuMs;
   await settle();
   out.idleFull = rssMiB(again.pid);
+  out.fullDir = d.dataDir;
   await again.stop();
   return out;
 }
@@ -73,6 +78,29 @@ for (let r = 0; r < ROUNDS; r++) {
   for (const [k, root] of Object.entries(builds)) results[k].push(await round(root));
   loads.push(loadavg()[0]);
 }
+
+// Cold starts only, interleaved, on data folders that exist (a user's second and later starts).
+const COLD = Number(process.env.BENCH_COLD ?? 7);
+const envs = { given: {}, ...(process.env.NODE_EXTRA_CA_CERTS ? { noCa: { NODE_EXTRA_CA_CERTS: undefined } } : {}) };
+const emptyDir = (await startDaemon({}, [], {}).then(async (d) => { await d.stop(); return d.dataDir; }));
+const fullDir = results.loom.at(-1).fullDir;
+const cold = Object.fromEntries(Object.keys(envs).map((e) => [e, { bare: [], bareCpu: [], empty: [], emptyCpu: [], full: [], fullCpu: [] }]));
+for (let i = 0; i < COLD; i++) {
+  for (const [e, env] of Object.entries(envs)) {
+    const b = await bareStart(env); cold[e].bare.push(b.ms); cold[e].bareCpu.push(b.cpu);
+    for (const [k, dataDir] of [['empty', emptyDir], ['full', fullDir]]) {
+      const d = await startDaemon(env, [], { dataDir });
+      cold[e][k].push(d.readyMs); cold[e][`${k}Cpu`].push(d.readyCpuMs);
+      await d.stop();
+    }
+  }
+}
+const coldRows = Object.keys(envs).map((e) => {
+  const c = cold[e]; const f = (a) => median(a).toFixed(0);
+  const label = e === 'given' ? (process.env.NODE_EXTRA_CA_CERTS ? 'as given (NODE_EXTRA_CA_CERTS set)' : 'as given') : 'NODE_EXTRA_CA_CERTS unset';
+  return `| ${label} | ${f(c.bare)} | **${f(c.empty)}** | **${f(c.full)}** | ${f(c.empty.map((x, i) => x - c.bare[i]))} | ${f(c.full.map((x, i) => x - c.bare[i]))} | ${f(c.bareCpu)} | ${f(c.emptyCpu)} | ${f(c.fullCpu)} |`;
+}).join('\n');
+
 const m = (k, f) => median(results[k].map((x) => x[f]));
 const rows = Object.keys(builds).map((k) => {
   const name = k === 'loom' ? 'this build' : `compare: ${builds[k]}`;
@@ -91,6 +119,15 @@ Load average per round: ${loads.map((x) => x.toFixed(2)).join(', ')}.
 | build | idle | ${AGENTS} agents | + ${AGENTS * TOPICS} topics | + one /info each | restarted, full registry | cold start empty | cold start ${AGENTS} agents | CPU to ready, empty | CPU to ready, ${AGENTS} agents |
 |---|---|---|---|---|---|---|---|---|---|
 ${rows}
+
+**Cold starts** (${COLD} interleaved samples of each, medians, ms): bare \`node -e\`, the daemon on an empty and on the
+${AGENTS}-agent registry (data folders that exist: a second start), the daemon minus the bare node of the same
+sample, and CPU to ready. Node 20 reads NODE_EXTRA_CA_CERTS at start-up, before any of Loom's code (Node 22 and 24
+read it when TLS first needs it), so the row without it is what a machine without that variable sees.
+
+| environment | bare node | daemon, empty | daemon, ${AGENTS} agents | empty − bare | ${AGENTS} agents − bare | CPU bare | CPU empty | CPU ${AGENTS} agents |
+|---|---|---|---|---|---|---|---|---|
+${coldRows}
 
 Targets: ${AGENTS} agents × ${TOPICS} topics ≤ 150 MiB; cold start ≤ 300 ms.
 `);

@@ -14,6 +14,12 @@
 //   @modelcontextprotocol/sdk, zod,   loaded on first use only (docs/architecture.md "Resident memory";
 //   turndown, gray-matter             test/blackbox/footprint.test.ts checks it)
 //   bufferutil, utf-8-validate        optional speed-ups of ws that are not installed
+//   iconv-lite                        its 500 KiB of code-page tables (a quarter of the bundle) would be
+//                                     parsed at every start; raw-body (under Express's body-parser,
+//                                     which Loom never calls) needs them only for a non-UTF-8 body
+// Whitespace and comments are minified away (names are kept, so stack traces still read): a third
+// less to parse, and an ASCII-only file. One non-ASCII character in a comment (a '§') made V8 hold
+// the whole 2 MB source as UTF-16 and Node 20 spent ~10 ms decoding it (CPU profile of a start, issue 13).
 // Code reached through `import()` goes to chunks beside main.js (splitting), so what loaded late
 // before still loads late. Chunks sit in dist/cli/, the same depth as every tsc output file, so the
 // paths the code builds from import.meta.url ('../../build/Release/…', '../../web/inspector',
@@ -42,7 +48,8 @@ await build({
   platform: 'node',
   target: 'node20',
   chunkNames: `${CHUNK_PREFIX}[name]-[hash]`,
-  external: ['node-pty', '*.node', '@modelcontextprotocol/sdk', 'zod', 'turndown', 'gray-matter', 'bufferutil', 'utf-8-validate'],
+  external: ['node-pty', '*.node', '@modelcontextprotocol/sdk', 'zod', 'turndown', 'gray-matter', 'bufferutil', 'utf-8-validate', ],
+  minifyWhitespace: true,
   // The bundled CommonJS packages (Express, pino, …) call require() for Node's own modules; an ES
   // module has no require, so each output file gets one made for it.
   banner: { js: "import { createRequire as __loomCreateRequire } from 'node:module'; const require = __loomCreateRequire(import.meta.url);" },

@@ -14,7 +14,9 @@ export const bashFeature: Feature = ({ system }) => {
   const shells = new BashShells(system);
   return {
     services: { bash: shells },
-    describe: ptyAvailable() ? { 'bash-pty': {} } : {},
+    // A getter: /describe asks when it is called, so node-pty (a native addon, ~8 ms to load) loads
+    // at the first /describe or bash topic, not at every start (issue 13, cold start).
+    get describe() { return ptyAvailable() ? { 'bash-pty': {} } : {}; },
     // GET /inspect/machines draws the shell machine from its definition (behaviour.md §13.1).
     machines: [shellMachine],
     onShutdown: () => shells.shutdown(),

@@ -1,5 +1,5 @@
 import { INSPECTOR_WS_BUFFER_BYTES } from '../domain/limits.js';
-import { loadAssets } from '../inspector/assets.js';
+import { checkAssets, loadAssets } from '../inspector/assets.js';
 import { InspectorFeed } from '../inspector/feed.js';
 import { inspectorRoutes } from '../inspector/routes.js';
 import { inspectorSocket } from '../inspector/socket.js';
@@ -14,12 +14,15 @@ export const INSPECTOR_PATHS = { ws: '/inspect/ws', state: '/inspect/state' } as
  * upgrade hook's Host/Origin guard). It observes the actor tree only while a page is attached.
  */
 export const inspectorFeature: Feature = ({ system, clock }) => {
-  const files = loadAssets();
+  // Read on the first page request, not at start-up (~5 ms of every cold start, issue 13); a
+  // missing file still stops the start, as before.
+  checkAssets();
+  let files: ReturnType<typeof loadAssets> | undefined;
   const feed = new InspectorFeed(system, clock, INSPECTOR_WS_BUFFER_BYTES);
   const socket = inspectorSocket(feed);
   return {
     describe: { inspector: { ...INSPECTOR_PATHS } },
-    routes: [inspectorRoutes(system, files)],
+    routes: [inspectorRoutes(system, () => (files ??= loadAssets()))],
     upgrades: { [INSPECTOR_PATHS.ws]: (req, s, head) => socket.handle(req, s, head) },
     onShutdown: () => socket.close(),
   };

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
  * The inspector page's files (behaviour.md §13.1, §13.5): shipped in the package under
  * `web/inspector/`, plus the graph-layout library (dagre) taken from node_modules as installed by
  * `npm ci`. No CDN, no network, no build step: the page works offline. Files are read once, at
- * start-up, into memory (a few hundred KiB), so serving one is a lookup in a fixed table and a
+ * the first request, into memory (a few hundred KiB), so serving one is a lookup in a fixed table and a
  * request path can never name a file outside it.
  */
 
@@ -35,6 +35,13 @@ function dagreFile(): string {
   const require = createRequire(import.meta.url);
   // The package exports only its entry points; its dist folder holds the self-contained ESM build.
   return join(dirname(require.resolve('@dagrejs/dagre')), 'dagre.esm.js');
+}
+
+/** Throws when the page or the graph-layout library is missing (a broken install): checked at start-up. */
+export function checkAssets(folder = pageFolder()): void {
+  for (const f of [join(folder, 'index.html'), dagreFile()]) {
+    if (!existsSync(f)) throw new Error(`inspector: ${f} is missing (run npm ci)`);
+  }
 }
 
 /** Every asset by its name under /inspect/assets/ (`app.js`, `vendor/dagre.js`), and the page itself. */

@@ -23,15 +23,15 @@ function sendAsset(res: Response, a: Asset): void {
  * The inspector's HTTP routes (behaviour.md §13.1): the page, its assets, the snapshot and the
  * machine definitions. All behind the app's Host/Origin guard; read-only.
  */
-export function inspectorRoutes(system: LoomSystem, files: { page: Asset; assets: Map<string, Asset> }) {
+export function inspectorRoutes(system: LoomSystem, files: () => { page: Asset; assets: Map<string, Asset> }) {
   return (app: Express, _ctx: AppContext): void => {
-    route(app, '/inspect', { GET: (_req, res) => sendAsset(res, files.page) });
+    route(app, '/inspect', { GET: (_req, res) => sendAsset(res, files().page) });
     route(app, '/inspect/state', { GET: (_req, res) => { res.json(system.inspectState()); } });
     route(app, '/inspect/machines', { GET: (_req, res) => { res.json(system.machines()); } });
     route(app, '/inspect/assets/{*name}', {
       GET: (req, res) => {
         const name = req.path.slice('/inspect/assets/'.length);
-        const a = files.assets.get(name);
+        const a = files().assets.get(name);
         if (!a) throw new LoomError(404, `Not found: GET ${req.path}`);
         sendAsset(res, a);
       },

@@ -28,7 +28,13 @@ function writePreload(): string {
   ].join('\n'));
   const preload = join(dir, 'preload.mjs');
   writeFileSync(preload, [
-    "import { register } from 'node:module';",
+    "import { register, createRequire } from 'node:module';",
+    "import { appendFileSync as __append } from 'node:fs';",
+    // CommonJS loads (createRequire, the bundled packages' require) do not pass the ESM hooks on
+    // Node 20: record the files Module._load resolves as well.
+    "const Module = createRequire(import.meta.url)('node:module');",
+    "const load0 = Module._load;",
+    `Module._load = function (request, parent, isMain) { const m = load0.apply(this, arguments); try { const f = Module._resolveFilename(request, parent, isMain); if (f.includes('/node_modules/') || f.endsWith('.node')) __append(${JSON.stringify(loadLog)}, 'cjs:' + f + '\\n'); } catch {} return m; };`,
     `register(${JSON.stringify(pathToFileURL(hooks).href)}, { data: { log: ${JSON.stringify(loadLog)} } });`,
   ].join('\n'));
   return preload;
@@ -61,6 +67,20 @@ describe('daemon footprint (modules loaded on first use)', () => {
     expect(urls).not.toMatch(/@modelcontextprotocol\/sdk/);
     expect(urls).not.toMatch(/node_modules\/zod\//);
     expect(urls).not.toMatch(/node_modules\/turndown\//);
+    // The hook sees CommonJS loads too (raw-body's iconv-lite, outside the bundle).
+    expect(urls).toMatch(/cjs:.*node_modules\/iconv-lite\/lib\/index\.js/);
+    // Issue 13, cold start: the code-page tables are never parsed for UTF-8 work, and node-pty
+    // (a native addon) waits for a bash topic or /describe.
+    expect(urls).not.toMatch(/node_modules\/iconv-lite\/encodings\//);
+    expect(urls).not.toMatch(/node-pty/);
+  });
+
+  it('when /describe is asked, then node-pty loads to answer whether bash topics get a PTY', async () => {
+    const r = await fetch(`${d.base}/describe`, { headers: { 'X-Agent-Id': 'fp' } });
+    expect(r.status).toBe(200);
+    const caps = ((await r.json()) as { capabilities: Record<string, unknown> }).capabilities;
+    expect(caps).toHaveProperty('bash-pty');
+    expect(loaded()).toMatch(/cjs:.*node-pty/);
   });
 
   it('when the first POST /mcp arrives, then the SDK loads and answers', async () => {
