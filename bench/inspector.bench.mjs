@@ -12,7 +12,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { chromium } from 'playwright-core';
-import { median, root, startDaemon, writeResult } from './common.mjs';
+import { cpuMs, median, root, startDaemon, writeResult } from './common.mjs';
 
 const DURATION = Number(process.env.BENCH_SECONDS ?? 8);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
@@ -80,12 +80,23 @@ async function detach() {
   await page.goto('about:blank');
 }
 
+/**
+ * The load, plus the daemon's CPU time per answered request (user + system from /proc): the figure a
+ * shared machine disturbs least, where req/s moves by 10 points between rounds.
+ */
+async function measured(d) {
+  const c0 = cpuMs(d.pid);
+  const r = await load(d.base);
+  r.cpuUsPerReq = ((cpuMs(d.pid) - c0) * 1000) / Math.max(1, r.requests.total);
+  return r;
+}
+
 const targets = {
-  before: () => load(old.base),
-  unwatched: () => load(now.base),
+  before: () => measured(old),
+  unwatched: () => measured(now),
   watched: async () => {
     await attach();
-    const r = await load(now.base);
+    const r = await measured(now);
     // The page kept up: it shows the 16 topics it was fed during the round.
     r.topicsShown = await page.locator('article.topic').count();
     await detach();
@@ -108,7 +119,8 @@ const rps = (k) => runs[k].map((r) => r.requests.average);
 const ratios = (k) => runs[k].map((r, i) => r.requests.average / runs.before[i].requests.average);
 const pct = (x) => `${(100 * x).toFixed(1)} %`;
 const perRound = runs.before.map((b, i) => `| ${i + 1} | ${Math.round(b.requests.average)} | ${Math.round(runs.unwatched[i].requests.average)} | ${Math.round(runs.watched[i].requests.average)} | ${pct(ratios('unwatched')[i])} | ${pct(ratios('watched')[i])} | ${runs.watched[i].topicsShown} | ${loads[i].toFixed(2)} |`).join('\n');
-const row = (name, k) => `| ${name} | ${Math.round(median(rps(k)))} | ${median(runs[k].map((r) => r.latency.p50))} | ${median(runs[k].map((r) => r.latency.p99))} | ${runs[k].reduce((a, r) => a + r.non2xx + r.errors, 0)} |`;
+const cpu = (k) => median(runs[k].map((r) => r.cpuUsPerReq));
+const row = (name, k) => `| ${name} | ${Math.round(median(rps(k)))} | ${Math.round(cpu(k))} | ${median(runs[k].map((r) => r.latency.p50))} | ${median(runs[k].map((r) => r.latency.p99))} | ${runs[k].reduce((a, r) => a + r.non2xx + r.errors, 0)} |`;
 const unwatched = median(ratios('unwatched'));
 const watched = median(ratios('watched'));
 writeResult('inspector', 'State inspector cost on POST /exec (/help, 16 connections, 16 topics)', `
@@ -120,12 +132,13 @@ process; "watched" has the inspector page open in headless chromium (${CHROMIUM}
 |---|---|---|---|---|---|---|---|
 ${perRound}
 
-| variant | req/s (median) | p50 ms | p99 ms | non-2xx + errors |
-|---|---|---|---|---|
+| variant | req/s (median) | daemon CPU µs/request (median) | p50 ms | p99 ms | non-2xx + errors |
+|---|---|---|---|---|---|
 ${row('before (no inspector)', 'before')}
 ${row('inspector, nobody watching', 'unwatched')}
 ${row('inspector, one page attached', 'watched')}
 
 Unwatched: **${pct(unwatched)}** of before (target ≥ 97 %); one page attached: **${pct(watched)}** of before
-(target ≥ 85 %); medians of the per-round ratios.
+(target ≥ 85 %); medians of the per-round ratios. Daemon CPU per request: unwatched **${pct(cpu('unwatched') / cpu('before') - 1)}**
+more than before, watched **${pct(cpu('watched') / cpu('before') - 1)}** more (the browser's own CPU not counted).
 `);
