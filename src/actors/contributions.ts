@@ -51,3 +51,68 @@ export interface SystemContribution {
   /** Daemon shutdown (behaviour.md §1.1): end streams, close logs. */
   onShutdown?(): void | Promise<void>;
 }
+
+/**
+ * The contributions the features made, and every question the system asks of all of them at once
+ * (architecture.md "features plug in"): the system holds one of these instead of looping over a
+ * list in each of its methods.
+ */
+export class FeatureSet {
+  private readonly all: SystemContribution[] = [];
+  private installer: InstallEffects | undefined;
+
+  /** Take one contribution (start-up only); the system registers its commands, hubs and services. */
+  add(c: SystemContribution): void {
+    this.all.push(c);
+    if (c.installer) this.installer = c.installer;
+  }
+
+  /** The install feature's effects, if a feature gave them. */
+  get installEffects(): InstallEffects | undefined {
+    return this.installer;
+  }
+
+  /** `/describe` entries of every feature, over `core` (read at each call: a feature may answer lazily). */
+  describe(core: Record<string, unknown>): Record<string, unknown> {
+    return Object.assign(core, ...this.all.map((c) => c.describe ?? {}));
+  }
+
+  /** The state inspector's agent fields of every feature (behaviour.md §13.2). */
+  inspectAgent(agentId: string): Record<string, unknown> {
+    return Object.assign({}, ...this.all.map((c) => c.inspectAgent?.(agentId) ?? {}));
+  }
+
+  /** The machines the features' actors run. */
+  machines(): AnyStateMachine[] {
+    return this.all.flatMap((c) => c.machines ?? []);
+  }
+
+  /** POST /agents, before any change: every feature may refuse (throws its LoomError). */
+  validateRegistration(input: AgentInput): void {
+    for (const c of this.all) c.onRegister?.validate?.(input);
+  }
+
+  /** POST /agents, after the agent is stored: the features' extra response fields, in order. */
+  async applyRegistration(agent: () => AgentRecord, input: AgentInput): Promise<Record<string, unknown>> {
+    const extra: Record<string, unknown> = {};
+    for (const c of this.all) Object.assign(extra, await c.onRegister?.apply?.(agent(), input));
+    return extra;
+  }
+
+  /** DELETE /agents/{id}: every feature's own step, its counts added to `counts`. */
+  async deleteSteps(agentId: string, counts: Record<string, number>): Promise<Record<string, number>> {
+    const total = { ...counts };
+    for (const c of this.all) {
+      const r = await c.onDelete?.(agentId);
+      if (r) for (const [k, v] of Object.entries(r)) total[k] = (total[k] ?? 0) + v;
+    }
+    return total;
+  }
+
+  /** Shutdown hooks of every feature; one that fails is reported and the others still run. */
+  async shutdown(warn: (what: string, err: unknown) => void): Promise<void> {
+    for (const c of this.all) {
+      try { await c.onShutdown?.(); } catch (err) { warn('shutdown hook failed', err); }
+    }
+  }
+}

@@ -9,24 +9,24 @@ import type { AgentRecord } from '../domain/ports.js';
 import type { QueueLimits, Ticket } from '../domain/ticket.js';
 import type { HubName, TopicRef as TopicName } from '../domain/topic.js';
 import { installError, type InstallOutcome, type InstallProgress } from '../domain/install.js';
-import { agentSystemId, capSystemId, installSystemId, topicSystemId, webhookSystemId, type AgentOutcome, type DeleteCounts } from '../machines/agent.js';
+import { agentSystemId, capSystemId, installSystemId, topicSystemId, webhookSystemId, type DeleteCounts } from '../machines/agent.js';
 import type { CapabilityInput } from '../machines/capability.js';
 import { agentsOf } from '../machines/agentShelf.js';
-import { liveOnShelves } from '../machines/capabilityShelf.js';
 import type { InstallInput } from '../machines/install.js';
 import type { ShellInput } from '../machines/shell.js';
 import { nextTicketId } from '../machines/topicQueue.js';
 import { checkAgentRoots, createHome } from '../effects/homePolicy.js';
 import { killAll } from '../effects/processes.js';
 import { disposeSession, followTopic, runTicket, type Submission, type TicketListener } from './commandRun.js';
+import { deleteAgentActor } from './agentDeletion.js';
 import { installOutcome } from './installWait.js';
-import type { SystemContribution } from './contributions.js';
+import { FeatureSet, type SystemContribution } from './contributions.js';
 import { Inspection } from './inspection.js';
 import { inspectionSnapshot, type InspectionSnapshot } from './inspectionSnapshot.js';
 import { CORE_MACHINES, machineCatalogue, type MachineView } from './machineCatalogue.js';
 import { agentActor, allShells, installsOf, isTopicChild, sessionCount, shellOf, topicActor, topicStatuses, topicsOf } from './treeQueries.js';
 import type { AgentSummary, CommandRequest, DeleteOutcome, RegisterOutcome, SystemDeps } from './systemTypes.js';
-import { createTree, warn, type AgentRef, type CapabilityRef, type DaemonActor, type InstallEffects, type InstallRef, type ShellRef, type TopicRef, type WebhookRef } from './tree.js';
+import { createTree, warn, type AgentRef, type CapabilityRef, type DaemonActor, type InstallRef, type ShellRef, type TopicRef, type WebhookRef } from './tree.js';
 
 export type { Submission, TicketListener } from './commandRun.js';
 
@@ -45,9 +45,8 @@ export class LoomSystem {
   readonly wire: WireDescription;
   readonly inspection: Inspection;
   private readonly root: DaemonActor;
-  private readonly contributions: SystemContribution[] = [];
+  private readonly features = new FeatureSet();
   private readonly hubs = new Map<HubName, HubPage>(Object.entries(CORE_HUBS) as Array<[HubName, HubPage]>);
-  private installer: InstallEffects | undefined;
   /** The callers of each topic's tickets in flight, by ticket id (a topic's listeners end with it). */
   private readonly tickets = new WeakMap<TopicRef, Map<string, TicketListener>>();
 
@@ -67,10 +66,9 @@ export class LoomSystem {
       dispose: disposeSession,
       cascade: (agentId, counts) => this.cascade(agentId, counts),
       install: {
-        run: (input, report, signal) => this.installer
-          ? this.installer.run(input, report, signal)
-          : Promise.reject(installError('Installs are not available in this build', 'COMMAND_UNSUPPORTED')),
-        wipe: (installId, dir) => this.installer?.wipe(installId, dir),
+        run: (input, report, signal) => this.features.installEffects?.run(input, report, signal)
+          ?? Promise.reject(installError('Installs are not available in this build', 'COMMAND_UNSUPPORTED')),
+        wipe: (installId, dir) => this.features.installEffects?.wipe(installId, dir),
       },
     });
     this.inspection = new Inspection(this.root);
@@ -81,12 +79,11 @@ export class LoomSystem {
 
   /** Take a feature's typed contribution (start-up only): commands, hubs, services and hooks. */
   install(c: SystemContribution): void {
-    this.contributions.push(c);
+    this.features.add(c);
     if (c.commands) this.deps.registry.register(...c.commands);
     for (const fb of c.fallbacks ?? []) this.deps.registry.addFallback(fb);
     for (const [name, page] of Object.entries(c.hubs ?? {}) as Array<[HubName, HubPage]>) this.hubs.set(name, page);
     Object.assign(this.services, c.services ?? {});
-    if (c.installer) this.installer = c.installer;
   }
 
   /**
@@ -96,7 +93,7 @@ export class LoomSystem {
   describeCapabilities(): Record<string, unknown> {
     const core = { describe: {}, [this.wire.listField]: {}, sessions: {}, exec: {} };
     if (!this.wire.featureCapabilities) return core;
-    return Object.assign(core, ...this.contributions.map((c) => c.describe ?? {}));
+    return this.features.describe(core);
   }
 
   // ---- state inspector (behaviour.md §13) -----------------------------------------------------
@@ -105,13 +102,13 @@ export class LoomSystem {
   inspectState(): InspectionSnapshot {
     return inspectionSnapshot({
       root: this.root, info: this.deps.info, clock: this.deps.clock, agents: this.deps.agents, recent: this.inspection.recent,
-      agentExtras: (id) => Object.assign({}, ...this.contributions.map((c) => c.inspectAgent?.(id) ?? {})),
+      agentExtras: (id) => this.features.inspectAgent(id),
     });
   }
 
   /** GET /inspect/machines: every machine of the tree, read from the definitions. */
   machines(): Record<string, MachineView> {
-    return machineCatalogue([...CORE_MACHINES, ...this.contributions.flatMap((c) => c.machines ?? [])]);
+    return machineCatalogue([...CORE_MACHINES, ...this.features.machines()]);
   }
 
   // ---- agents (spec §4.3) -------------------------------------------------------------------
@@ -156,7 +153,7 @@ export class LoomSystem {
   async registerAgent(input: AgentInput): Promise<RegisterOutcome> {
     // behaviour.md §9.5 order: home and allowed_paths (policy: issue 12), then contributions, all before any change.
     checkAgentRoots({ dataDir: this.deps.info.dataDir, agentId: input.agentId, home: input.home, allowedPaths: input.allowedPaths, defaultHomes: this.wire.defaultHomes });
-    for (const c of this.contributions) c.onRegister?.validate?.(input);
+    this.features.validateRegistration(input);
     const existing = this.deps.agents.get(input.agentId);
     const home = input.home !== undefined ? resolve(input.home) : existing?.home ?? this.defaultHome(input.agentId);
     createHome(home);
@@ -174,8 +171,7 @@ export class LoomSystem {
       // behaviour.md §9.5: a changed home disposes the agent's sessions.
       this.closeAllSessions(agent);
     }
-    const extra: Record<string, unknown> = {};
-    for (const c of this.contributions) Object.assign(extra, await c.onRegister?.apply?.(this.deps.agents.get(record.id) ?? record, input));
+    const extra = await this.features.applyRegistration(() => this.deps.agents.get(record.id) ?? record, input);
     return { id: record.id, home: record.home, created: !existing, extra };
   }
 
@@ -184,33 +180,16 @@ export class LoomSystem {
     if (!this.hasAgent(agentId)) await this.registerAgent({ agentId, webhook: false, body: { agent_id: agentId } });
   }
 
-  /**
-   * DELETE /agents/{id} (spec §4.3 rule 3): the agent actor goes `deleting`, which tells every
-   * topic (answer, end) and capability (revoked); the cascade's I/O runs; the actor ends and
-   * leaves the tree with its remaining children. The home stays.
-   */
+  /** DELETE /agents/{id} (spec §4.3 rule 3): the cascade is the agent actor's exit (agentDeletion.ts). The home stays. */
   async deleteAgent(agentId: string): Promise<DeleteOutcome> {
     const agent = this.hasAgent(agentId) ? this.agent(agentId) : undefined;
     if (!agent) return { id: agentId, deleted: false, counts: { revoked_capabilities: 0, disposed_sessions: 0 } };
-    const snap = agent.getSnapshot();
-    const ids = Object.keys(snap.children);
-    const counts = { revoked_capabilities: liveOnShelves(snap.children), disposed_sessions: ids.filter(isTopicChild).length + snap.context.dormant.size };
-    const outcome = new Promise<AgentOutcome>((done, fail) => {
-      agent.subscribe({ complete: () => done(agent.getSnapshot().output as AgentOutcome), error: fail });
-    });
-    agent.send({ type: 'agent.delete', at: this.deps.clock.now(), counts });
-    const out = await outcome;
-    if (!out.ok) throw out.error;
-    return { id: agentId, deleted: true, counts: out.counts };
+    return deleteAgentActor(agent, agentId, this.deps.clock.now());
   }
 
   /** The I/O of DELETE /agents/{id} (the agent machine's `cascade`): feature steps, state folder, registry entry. */
   private async cascade(agentId: string, counts: DeleteCounts): Promise<DeleteCounts> {
-    const total = { ...counts };
-    for (const c of this.contributions) {
-      const r = await c.onDelete?.(agentId);
-      if (r) for (const [k, v] of Object.entries(r)) total[k] = (total[k] ?? 0) + v;
-    }
+    const total = await this.features.deleteSteps(agentId, counts);
     rmSync(join(this.deps.info.dataDir, this.wire.stateRoot, agentId, 'state'), { recursive: true, force: true });
     await this.deps.agents.remove(agentId);
     return total;
@@ -368,9 +347,7 @@ export class LoomSystem {
 
   /** Shutdown (behaviour.md §1.1): feature hooks (end streams), sessions, child process groups, the tree. */
   async shutdown(): Promise<void> {
-    for (const c of this.contributions) {
-      try { await c.onShutdown?.(); } catch (err) { warn('shutdown hook failed', err); }
-    }
+    await this.features.shutdown(warn);
     for (const [id] of agentsOf(this.root)) {
       for (const t of topicsOf(this.root, id)) await disposeSession(t.getSnapshot().context.session).catch((err: unknown) => warn('closing a session', err));
     }
