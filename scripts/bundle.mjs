@@ -48,7 +48,7 @@ await build({
   platform: 'node',
   target: 'node20',
   chunkNames: `${CHUNK_PREFIX}[name]-[hash]`,
-  external: ['node-pty', '*.node', '@modelcontextprotocol/sdk', 'zod', 'turndown', 'gray-matter', 'bufferutil', 'utf-8-validate', ],
+  external: ['node-pty', '*.node', '@modelcontextprotocol/sdk', 'zod', 'turndown', 'gray-matter', 'bufferutil', 'utf-8-validate', 'iconv-lite'],
   minifyWhitespace: true,
   // The bundled CommonJS packages (Express, pino, …) call require() for Node's own modules; an ES
   // module has no require, so each output file gets one made for it.
