@@ -31,12 +31,32 @@ export interface RecordingDeps {
   version: string;
   now(): number;
   warn(message: string): void;
+  /** The daemon's budget of file-step bytes waiting to be written (shared by every recording). */
+  fileBytes: FileStepBudget;
+}
+
+/** Bytes of file steps read and not yet written, across recordings (TRACE_PENDING_FILE_BYTES). */
+export class FileStepBudget {
+  private used = 0;
+  constructor(readonly limit: number) {}
+
+  /** Reserve `n` bytes; false (nothing reserved) when that would pass the limit. */
+  take(n: number): boolean {
+    if (this.used + n > this.limit) return false;
+    this.used += n;
+    return true;
+  }
+
+  /** Give back what a written or dropped file step held. */
+  release(n: number): void {
+    this.used = Math.max(0, this.used - n);
+  }
 }
 
 /** A step waiting for the next flush: built from its event then (scrubbing is done in batches). */
 type Pending =
   | { kind: 'agent'; agentId: string; t: number }
-  | { kind: 'file'; agentId: string; t: number; path: string; content: string }
+  | { kind: 'file'; agentId: string; t: number; path: string; content: string; bytes: number }
   /** The topic's document, open before the trace saw the topic: reopened on replay (a script step). */
   | { kind: 'open'; agentId: string; topic: string; t: number; path: string }
   | { kind: 'exec'; ev: OutcomeEvent; cmd: string }
@@ -113,8 +133,14 @@ export class TraceRecording {
       if (this.files.has(key)) continue;
       const content = f.read();
       if (content === undefined) continue;
+      const bytes = Buffer.byteLength(content);
+      if (!this.deps.fileBytes.take(bytes)) {
+        // Not added to `files`: a later command may still bring it once the buffer has drained.
+        this.deps.warn(`trace ${this.id}: ${f.path} left out: more than ${this.deps.fileBytes.limit} bytes of files wait to be written`);
+        continue;
+      }
       this.files.add(key);
-      out.push({ kind: 'file', agentId, t, path: f.path, content });
+      out.push({ kind: 'file', agentId, t, path: f.path, content, bytes });
     }
     return out;
   }
@@ -182,7 +208,10 @@ export class TraceRecording {
       for (const e of this.deps.env(agentId, topic)) this.secrets.set(e.value, e.name);
     }
     const secrets: Secret[] = [...this.secrets].map(([value, name]) => [name, value]);
-    for (const p of items) this.writer.append(stepLine(this.step(p, secrets)));
+    for (const p of items) {
+      this.writer.append(stepLine(this.step(p, secrets)));
+      if (p.kind === 'file') this.deps.fileBytes.release(p.bytes);
+    }
     if (this.writer.bytes > TRACE_FILE_MAX_BYTES && this.active) {
       this.deps.warn(`trace ${this.id} stopped: its file passed ${TRACE_FILE_MAX_BYTES} bytes`);
       this.stoppedAt = this.deps.now();
@@ -219,6 +248,9 @@ export class TraceRecording {
   async stop(): Promise<void> {
     this.stoppedAt ??= this.deps.now();
     await this.writer.close();
+    // Files read for commands that never finished while recording: their bytes go back to the budget.
+    for (const steps of this.beforeRun.values()) for (const p of steps) if (p.kind === 'file') this.deps.fileBytes.release(p.bytes);
+    this.beforeRun.clear();
   }
 
   info(): TraceInfo {

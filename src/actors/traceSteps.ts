@@ -1,4 +1,4 @@
-import { readFileSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readFileSync, realpathSync } from 'node:fs';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TRACE_FILE_STEP_BYTES } from '../domain/limits.js';
@@ -7,6 +7,7 @@ import { cmdDisplay, contentBody, contentString, refusalError } from '../domain/
 import type { CommandEvent } from '../domain/ticket.js';
 import type { ExecStep, Expect } from '../domain/trace.js';
 import { scrub, type ScrubContext } from '../domain/traceText.js';
+import { isInside } from '../effects/workspace.js';
 
 /** A command's outcome event: what a trace records (behaviour.md §14.1: refusals included). */
 export type OutcomeEvent = Extract<CommandEvent, { type: 'command.finished' | 'command.refused' }>;
@@ -44,7 +45,8 @@ export function execStep(ev: OutcomeEvent, base: { seq: number; t_ms: number; cm
   }
   if (expect.content !== undefined) expect.content = scrub(expect.content, ctx);
   const meta = expect.head?.meta;
-  if (meta && expect.head) expect.head.meta = { ...meta, uri: scrub(meta.uri, ctx) };
+  // The title is document text: a secret in it is kept out like one in the content.
+  if (meta && expect.head) expect.head.meta = { ...meta, uri: scrub(meta.uri, ctx), title: meta.title === null ? null : scrub(meta.title, ctx), current_block: meta.current_block === null ? null : scrub(meta.current_block, ctx) };
   if (expect.error) expect.error = Object.fromEntries(Object.entries(expect.error).map(([k, v]) => [k, typeof v === 'string' ? scrub(v, ctx) : v]));
   const step: ExecStep = { seq: base.seq, t_ms: base.t_ms, kind: 'exec', via: t.via, agent_id: ev.agentId, topic: ev.topic, cmd: scrub(base.cmd, ctx) };
   if (t.requestId !== null) step.request_id = scrub(t.requestId, ctx);
@@ -88,7 +90,7 @@ function underHome(paths: string[], home: string): UsedFile[] {
   return paths
     .map((abs) => ({ abs, rel: relative(home, abs) }))
     .filter(({ rel }) => rel !== '' && !rel.startsWith('..') && !isAbsolute(rel))
-    .map(({ abs, rel }) => ({ abs, path: `~/${rel}`, read: () => readSmallFile(abs) }));
+    .map(({ abs, rel }) => ({ abs, path: `~/${rel}`, read: () => readSmallFile(abs, home) }));
 }
 
 /** Files the command names, to read as they are before it runs (a /write must not see its own result). */
@@ -113,14 +115,27 @@ export function openedFile(uri: string, home: string): UsedFile[] {
   }
 }
 
-/** Regular files only, up to TRACE_FILE_STEP_BYTES; undefined for anything else (a folder, gone, unreadable). */
-function readSmallFile(abs: string): string | undefined {
+/**
+ * Regular files inside the home only, up to TRACE_FILE_STEP_BYTES; undefined for anything else (a
+ * folder, gone, unreadable, or a path whose real location is outside the home). The workspace check
+ * of the commands compares real paths (behaviour.md §1.4): a `~/link.md` pointing at /etc or
+ * /proc/self/environ is refused by `/open`, and must not reach the trace through the recorder
+ * either. The file is opened without following a last-component link and checked through its
+ * descriptor, so a link swapped in after the check is not followed.
+ */
+function readSmallFile(abs: string, home: string): string | undefined {
+  let fd: number | undefined;
   try {
-    const st = statSync(abs);
+    const real = realpathSync.native(abs);
+    if (!isInside(real, realpathSync.native(home))) return undefined;
+    fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    const st = fstatSync(fd);
     if (!st.isFile() || st.size > TRACE_FILE_STEP_BYTES) return undefined;
-    return readFileSync(abs, 'utf8');
+    return readFileSync(fd, 'utf8');
   } catch {
     // Gone or unreadable: the replay will show the difference.
     return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
 }

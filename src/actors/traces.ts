@@ -2,12 +2,12 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join, resolve } from 'node:path';
 import { monotonicFactory } from 'ulid';
 import { LoomError, errorMessage } from '../domain/errors.js';
-import { TRACES_ACTIVE_MAX } from '../domain/limits.js';
+import { TRACE_PENDING_FILE_BYTES, TRACES_ACTIVE_MAX } from '../domain/limits.js';
 import type { Clock } from '../domain/ports.js';
 import type { TraceHeader } from '../domain/trace.js';
 import { parseTopic, topicScope } from '../domain/topic.js';
 import type { LoomSystem } from './system.js';
-import { TraceRecording, type TraceInfo } from './traceRecording.js';
+import { FileStepBudget, TraceRecording, type TraceInfo } from './traceRecording.js';
 
 export type { TraceInfo } from './traceRecording.js';
 
@@ -40,6 +40,7 @@ const unknown = (id: string) => new LoomError(404, `Unknown trace: ${id}`);
 export class TraceService {
   private readonly live = new Map<string, TraceRecording>();
   private readonly stored = new Map<string, StoredTrace>();
+  private readonly fileBytes = new FileStepBudget(TRACE_PENDING_FILE_BYTES);
   private unsubscribe: (() => void) | undefined;
 
   constructor(private readonly system: LoomSystem, private readonly opts: { dataDir: string; clock: Clock; port: () => number; version: string }) {
@@ -101,6 +102,7 @@ export class TraceService {
       version: this.opts.version,
       now: () => this.opts.clock.now(),
       warn: (m) => process.emitWarning(m),
+      fileBytes: this.fileBytes,
     }, { path, truncate: file !== undefined });
     this.live.set(id, rec);
     this.listen();

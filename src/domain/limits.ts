@@ -61,6 +61,12 @@ export const TRACE_FLUSH_MS = 100;
 export const TRACE_FILE_STEP_BYTES = 1048576;
 /** behaviour.md §14.1 (chosen here): a trace file stops recording when it passes this size. */
 export const TRACE_FILE_MAX_BYTES = 256 * 1024 * 1024;
+/**
+ * Chosen here (an attacker review: one command naming 400 hard links of a 1 MiB file ran the daemon
+ * out of memory): the file steps read but not yet written, across every recording of the daemon.
+ * A file over it is left out of its trace with a warning.
+ */
+export const TRACE_PENDING_FILE_BYTES = 32 * 1024 * 1024;
 /** behaviour.md §14.1 (chosen here): POST /traces `note` length. */
 export const TRACE_NOTE_CHARS = 1000;
 /** behaviour.md §1.8 / §7.4: most files of a package (manifest entries, folder and GitHub files). */

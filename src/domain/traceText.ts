@@ -49,7 +49,8 @@ export function templateSet(cmd: string): { cmd: string; secrets: Secret[] } {
   const m = SET_RE.exec(cmd);
   if (!m) return { cmd, secrets: [] };
   const secrets: Secret[] = [];
-  const lines = cmd.split('\n');
+  // Line 0 is the rest of the header line: /set reads it like a body line, so a fence may open there too.
+  const lines = cmd.slice(m[0].length).split('\n');
   const out: string[] = [];
   const assign = (line: string): string => {
     const a = ASSIGN_RE.exec(line);
@@ -57,23 +58,22 @@ export function templateSet(cmd: string): { cmd: string; secrets: Secret[] } {
     secrets.push([a[2], unquote(a[3])]);
     return `${a[1]} ${ref(a[2])}`;
   };
-  out.push(lines[0].slice(0, m[0].length) + assign(lines[0].slice(m[0].length)));
-  for (let i = 1; i < lines.length; i++) {
+  for (let i = 0; i < lines.length; i++) {
     const f = FENCE_RE.exec(lines[i]);
-    if (f) {
-      const close = new RegExp(`^\\s*${f[1][0] === '`' ? '`' : '~'}{${f[1].length},}\\s*$`);
-      let end = i + 1;
-      while (end < lines.length && !close.test(lines[end])) end++;
-      if (end < lines.length) {
-        secrets.push([f[3], lines.slice(i + 1, end).join('\n')]);
-        out.push(`$${f[3]} = ${ref(f[3])}`);
-        i = end;
-        continue;
-      }
+    if (!f) {
+      out.push(assign(lines[i]));
+      continue;
     }
-    out.push(assign(lines[i]));
+    const close = new RegExp(`^\\s*${f[1][0] === '`' ? '`' : '~'}{${f[1].length},}\\s*$`);
+    let end = i + 1;
+    while (end < lines.length && !close.test(lines[end])) end++;
+    secrets.push([f[3], lines.slice(i + 1, end).join('\n')]);
+    // An unclosed fence makes /set fail, but what follows it was still typed as a value: it is taken
+    // out all the same, and the fence stays open so the replayed command fails as the recorded one did.
+    out.push(...(end < lines.length ? [`$${f[3]} = ${ref(f[3])}`] : [lines[i], ref(f[3])]));
+    i = end;
   }
-  return { cmd: out.join('\n'), secrets };
+  return { cmd: cmd.slice(0, m[0].length) + out.join('\n'), secrets };
 }
 
 /** The names a text refers to as `${env:NAME}`. */

@@ -69,6 +69,19 @@ describe('secrets in traces (behaviour.md §14.2)', () => {
     expect(templateSet('/set').cmd).toBe('/set');
   });
 
+  it('a fence on the header line is a value too, and an unclosed fence is taken out and stays open', () => {
+    // /set reads the rest of its first line like a body line (parseAssignments): `/set ```$KEY` opens a block.
+    const first = templateSet('/set ```$APIKEY\ns3cret-firstline-fence-2\n```\n$1bad = x');
+    expect(first.cmd).toBe('/set $APIKEY = ${env:APIKEY}\n$1bad = x');
+    expect(first.secrets).toEqual([['APIKEY', 's3cret-firstline-fence-2']]);
+    const open = templateSet('/set $A = "1"\n```$RACE\ns3cret-race-fence-1\nmore');
+    expect(open.cmd).toBe('/set $A = ${env:A}\n```$RACE\n${env:RACE}');
+    expect(open.secrets).toEqual([['A', '1'], ['RACE', 's3cret-race-fence-1\nmore']]);
+    expect(JSON.stringify([first.cmd, open.cmd])).not.toMatch(/s3cret/);
+    // Replayed, the unclosed block comes back unclosed: /set fails again, as it did when recorded.
+    expect(expandEnvRefs(open.cmd, (n) => ({ A: '1', RACE: 's3cret-race-fence-1\nmore' } as Record<string, string>)[n])).toEqual({ ok: true, cmd: '/set $A = "1"\n```$RACE\ns3cret-race-fence-1\nmore' });
+  });
+
   it('a replay puts values back so /set reads exactly them, and names the first missing one', () => {
     const values = new Map([['TOKEN', 'ab"c\\d'], ['KEY', 'line1\n```\nline2'], ['PORT', '8080']]);
     const lookup = (n: string) => values.get(n);

@@ -44,6 +44,9 @@ export function mountTraces(traces: TraceService) {
         res.status(200).setHeader('Content-Type', 'application/x-ndjson');
         await new Promise<void>((resolve, reject) => {
           const stream = createReadStream(path);
+          // A client that leaves mid-file: pipe() alone never closes the file, so each such client
+          // kept a descriptor open for good (an attacker review ran the daemon into EMFILE this way).
+          res.once('close', () => { stream.destroy(); resolve(); });
           stream.once('error', reject);
           stream.once('end', resolve);
           stream.pipe(res);
