@@ -54,9 +54,15 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { portOverride?: string
   };
 }
 
-/** `--record <file>`: its folder must exist and the path must not be a folder (exit 2 before anything starts). */
+/**
+ * `--record <file>`: its folder must exist, the path must not be a folder, and an earlier recording
+ * there is never written over (a second `loom daemon --record session.jsonl` silently emptied the
+ * first session's file): exit 2 before anything starts.
+ */
 function checkRecordFile(file: string): void {
   const abs = resolve(file);
   if (file === '' || (existsSync(abs) && statSync(abs).isDirectory())) throw new ConfigError(`loom: cannot record to "${file}": not a file path`);
   if (!existsSync(dirname(abs))) throw new ConfigError(`loom: cannot record to "${file}": folder ${dirname(abs)} does not exist`);
+  const size = existsSync(abs) ? statSync(abs).size : 0;
+  if (size > 0) throw new ConfigError(`loom: cannot record to "${file}": it already holds ${size} bytes (a recording is never written over); move it away or name another file`);
 }

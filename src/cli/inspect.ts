@@ -51,6 +51,9 @@ async function poll(opts: GlobalOpts): Promise<{ snapshot: InspectorSnapshot | n
  * second on the alternate screen; `q` (or Ctrl-C) quits. Without a terminal it prints one frame.
  */
 async function top(opts: GlobalOpts): Promise<number> {
+  // `--json` prints exactly one JSON document, whatever the command (README): here the snapshot
+  // top would draw, as `loom inspect --json` prints it; no screen, no waiting for `q`.
+  if (opts.json) return inspect(opts, {});
   const out = process.stdout;
   const url = pageUrl(opts);
   const frame = async () => {
@@ -99,6 +102,6 @@ export function inspectCli({ program }: CliParts): void {
   ]).action((o: { open?: boolean }) => guard(globals(program), () => inspect(globals(program), o)));
   examples(program.command('top')
     .description('Live terminal view of agents, topics, running and waiting commands (q quits)'), [
-    'loom top', 'loom --port 3924 top',
+    'loom top', 'loom --port 3924 top', 'loom --json top   # one snapshot, as loom inspect --json',
   ]).action(() => guard(globals(program), () => top(globals(program))));
 }

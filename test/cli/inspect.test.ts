@@ -51,6 +51,14 @@ describe('loom top without a terminal', () => {
     expect(r.stdout).toMatch(new RegExp(`^loom \\S+ · up \\S+ · 1 agent\\(s\\) · http://127\\.0\\.0\\.1:${d.port}/inspect`));
     expect(r.stdout).toContain('\nagent leo');
   });
+
+  it('with --json, prints exactly one JSON document: the snapshot top would draw', async () => {
+    const r = await runCli(['--json', 'top'], env());
+    expect(r.code).toBe(0);
+    const s = JSON.parse(r.stdout);
+    expect(Object.keys(s)).toEqual(['at', 'version', 'uptime_ms', 'agents']);
+    expect(s.agents.map((a: { agent_id: string }) => a.agent_id)).toEqual(['leo']);
+  });
 });
 
 describe('loom top under a pseudo-terminal (behaviour.md §13.6)', () => {

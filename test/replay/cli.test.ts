@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LoomClient } from '../../src/client/index.js';
 import { CLI, freePort, runCli, startDaemon, tempDir, type RunningDaemon } from '../helpers/daemon.js';
@@ -64,6 +64,15 @@ describe('loom daemon --record <file> (behaviour.md §14.1)', () => {
     const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
     expect(lines[0]).toMatchObject({ loom_trace: 1, agent_id: null, note: `loom daemon --record ${file}` });
     expect(lines.slice(1).map((s) => `${s.kind} ${s.agent_id} ${s.via ?? ''} ${s.cmd ?? ''}`.trim())).toEqual(['agent leo', 'exec leo exec /help', 'agent ana', 'exec ana mcp /info']);
+  });
+
+  it('a file that already holds a recording: exit 2, and the file is left as it was', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'session.jsonl');
+    writeFileSync(file, '{"loom_trace":1}\n');
+    const r = await runCli(['daemon', '--record', file], { SVC_PORT: String(await freePort()), SVC_DATA_DIR: join(dir, 'data') });
+    expect(r).toMatchObject({ code: 2, stderr: `loom: cannot record to "${file}": it already holds 17 bytes (a recording is never written over); move it away or name another file\n` });
+    expect(readFileSync(file, 'utf8')).toBe('{"loom_trace":1}\n');
   });
 
   it('a folder that does not exist: exit 2 before anything starts', async () => {
