@@ -28,3 +28,27 @@ export function columns(rows: string[][], indent = '  '): string[] {
   for (const r of rows) r.forEach((c, i) => { widths[i] = Math.max(widths[i] ?? 0, [...c].length); });
   return rows.map((r) => indent + r.map((c, i) => (i === r.length - 1 ? c : c + ' '.repeat(widths[i] - [...c].length))).join('  ').trimEnd());
 }
+
+/** C0 controls, DEL and C1 controls: the code points a terminal may act on instead of showing. */
+const CONTROL_RE = /[\u0000-\u001f\u007f-\u009f]/g;
+
+const hex2 = (c: string) => c.charCodeAt(0).toString(16).padStart(2, '0');
+
+/**
+ * `text` with every control character shown as `\xNN` (ESC as `\x1b`, LF as `\x0a`), for printing
+ * text someone else wrote (a trace file, a daemon's answer) to a terminal: an escape sequence in it
+ * would otherwise retitle the window, clear the screen or hide lines. A backslash is left as it is,
+ * so this is for showing, not for reading back. Split text into lines first to keep its line breaks.
+ */
+export function escapeControls(text: string): string {
+  return text.replace(CONTROL_RE, (c) => `\\x${hex2(c)}`);
+}
+
+/**
+ * JSON.stringify, with the C1 controls and DEL that JSON allows raw written as `\u00NN`: the same
+ * value to a JSON reader, and nothing a terminal acts on when the line is printed (C0 controls are
+ * already escaped by JSON itself).
+ */
+export function terminalJson(value: unknown): string {
+  return JSON.stringify(value).replace(/[\u007f-\u009f]/g, (c) => `\\u00${hex2(c)}`);
+}

@@ -1,3 +1,4 @@
+import { isAgentId } from './ids.js';
 import type { DocMeta } from './result.js';
 
 /**
@@ -84,6 +85,12 @@ export class TraceFormatError extends Error {
   }
 }
 
+/**
+ * The longest `sleep` step (ms): setTimeout's maximum. Node runs a longer delay after 1 ms with a
+ * warning, so a trace asking for more is refused rather than silently not waiting.
+ */
+export const MAX_SLEEP_MS = 2 ** 31 - 1;
+
 /** The agent a script step runs as when it names none (the CLI's and MCP's default agent). */
 export const DEFAULT_TRACE_AGENT = 'default';
 
@@ -116,31 +123,55 @@ function parseExpect(v: unknown): Expect | undefined {
   return v as Expect;
 }
 
-/** A file step's path: `~/…` inside the home, no `..` (a trace never writes outside the agent's home). */
+/**
+ * An agent id a step runs as: the daemon's own rule (behaviour.md §1.2). It travels in the
+ * X-Agent-Id header and in URL paths, so a CR/LF or `/` in it must stop the trace here, not turn
+ * into a confusing transport error later.
+ */
+function agentId(o: Obj, required: boolean): string | undefined {
+  const id = str(o, 'agent_id', required);
+  if (id !== undefined && !isAgentId(id)) throw new Error(`"agent_id" must be an agent id (letters, digits, . _ -; up to 64) (got ${JSON.stringify(id)})`);
+  return id;
+}
+
+/**
+ * A file step's path: `~/…` inside the home, no `..` (a trace never writes outside the agent's home),
+ * and naming a file: `~/` alone, a trailing `/`, `//` or a `.` part names a folder or nothing, which
+ * no recording writes. Symlinks are the writer's business (replay/homeFile.ts): text cannot see them.
+ */
 function homePath(o: Obj): string {
   const p = str(o, 'path', true) as string;
   if (!p.startsWith('~/') || p.split('/').some((s) => s === '..') || p.includes('\0')) {
     throw new Error(`"path" must start with ~/ and stay inside the home (got ${JSON.stringify(p)})`);
   }
+  if (p.slice(2).split('/').some((s) => s === '' || s === '.')) {
+    throw new Error(`"path" must name a file: ~/ then names separated by single slashes, no . parts (got ${JSON.stringify(p)})`);
+  }
   return p;
+}
+
+function sleepMs(o: Obj): number {
+  if (o.ms === undefined) throw new Error('"ms" is required');
+  const ms = nonNegative(o, 'ms') as number;
+  if (ms > MAX_SLEEP_MS) throw new Error(`"ms" must be at most ${MAX_SLEEP_MS} (about 24.8 days) (got ${ms})`);
+  return ms;
 }
 
 function parseStep(o: Obj, seq: number): TraceStep {
   const kind = o.kind;
   if (!(KINDS as readonly unknown[]).includes(kind)) throw new Error(`unknown kind ${JSON.stringify(kind)} (use ${KINDS.join(', ')})`);
   const base: StepBase = { seq, ...(o.t_ms !== undefined ? { t_ms: nonNegative(o, 't_ms') } : {}) };
-  const agent = () => str(o, 'agent_id', false) ?? DEFAULT_TRACE_AGENT;
+  const agent = () => agentId(o, false) ?? DEFAULT_TRACE_AGENT;
   switch (kind as TraceStep['kind']) {
     case 'agent':
-      return { ...base, kind: 'agent', agent_id: str(o, 'agent_id', true) as string };
+      return { ...base, kind: 'agent', agent_id: agentId(o, true) as string };
     case 'file':
       if (typeof o.content !== 'string') throw new Error('"content" must be a string');
       return { ...base, kind: 'file', agent_id: agent(), path: homePath(o), content: o.content };
     case 'webhook':
       return { ...base, kind: 'webhook', agent_id: agent(), text: str(o, 'text', true) as string, ...(o.expect !== undefined ? { expect: parseExpect(o.expect) } : {}) };
     case 'sleep':
-      if (o.ms === undefined) throw new Error('"ms" is required');
-      return { ...base, kind: 'sleep', ms: nonNegative(o, 'ms') as number };
+      return { ...base, kind: 'sleep', ms: sleepMs(o) };
     default:
       return parseExecStep(o, base, agent());
   }

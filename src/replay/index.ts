@@ -1,6 +1,7 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { DaemonUnreachable, LoomClient } from '../client/index.js';
 import { stepLine, TraceFormatError, parseTrace, type Trace } from '../domain/trace.js';
+import { escapeControls, terminalJson } from '../domain/text.js';
 import { envRefs, mapIds, type Secret } from '../domain/traceText.js';
 import { DaemonStartError, startFreshDaemon, type FreshDaemon } from './daemon.js';
 import { ExecTransport } from './http.js';
@@ -91,7 +92,8 @@ export async function replay(opts: ReplayOptions, io: ReplayIo): Promise<number>
     text = readFileSync(opts.file, 'utf8');
     trace = parseTrace(text);
   } catch (err) {
-    io.err(err instanceof TraceFormatError ? `loom replay: ${opts.file}:${err.line}: ${err.problem}` : `loom replay: cannot read ${opts.file}: ${(err as Error).message}`);
+    // The problem quotes the damaged line (V8's JSON errors too): its control characters are shown escaped.
+    io.err(err instanceof TraceFormatError ? `loom replay: ${opts.file}:${err.line}: ${escapeControls(err.problem)}` : `loom replay: cannot read ${opts.file}: ${(err as Error).message}`);
     return 2;
   }
   const manyAgents = new Set(trace.steps.flatMap(({ step }) => ('agent_id' in step ? [opts.agentMap.get(step.agent_id) ?? step.agent_id] : []))).size > 1;
@@ -108,7 +110,7 @@ export async function replay(opts: ReplayOptions, io: ReplayIo): Promise<number>
     // The daemon loads its MCP server on the first /mcp request; loaded now, it does not shift the timeline.
     const mcp = trace.steps.find(({ step }) => step.kind === 'exec' && step.via === 'mcp')?.step;
     if (mcp && 'agent_id' in mcp) await new LoomClient(conn.url, opts.agentMap.get(mcp.agent_id) ?? mcp.agent_id).mcpTools();
-    results = await runSteps(trace.steps, { target: tt, agentMap: opts.agentMap, speed: opts.speed }, (r) => io.out(opts.json ? JSON.stringify(stepJson(r)) : stepText(r, manyAgents)));
+    results = await runSteps(trace.steps, { target: tt, agentMap: opts.agentMap, speed: opts.speed }, (r) => io.out(opts.json ? terminalJson(stepJson(r)) : stepText(r, manyAgents)));
   } catch (err) {
     if (err instanceof DaemonUnreachable || err instanceof DaemonStartError) {
       io.err(`loom replay: ${err instanceof DaemonUnreachable ? `daemon not reachable (${err.message})` : err.message}`);

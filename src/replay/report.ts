@@ -1,4 +1,5 @@
 import { cmdDisplay } from '../domain/output.js';
+import { escapeControls } from '../domain/text.js';
 import type { StepResult } from './run.js';
 
 /** Counts of behaviour.md §14.3's summary line. */
@@ -29,15 +30,19 @@ export function stepLabel(r: StepResult, manyAgents: boolean): string {
   }
 }
 
-/** The text of one step (behaviour.md §14.3): its line, then the diff or the reason it was not sent. */
+/**
+ * The text of one step (behaviour.md §14.3): its line, then the diff or the reason it was not sent.
+ * Everything in it comes from the trace or the daemon, so control characters are shown escaped
+ * (a hostile trace must not drive the terminal); only the diff's own line breaks stay.
+ */
 export function stepText(r: StepResult, manyAgents: boolean): string {
-  const lines = [`${MARK[r.verdict]} ${r.step.seq} ${stepLabel(r, manyAgents)}`];
-  if (r.message) lines.push(`  not sent: ${r.message}`);
-  if (r.diff) lines.push(r.diff);
+  const lines = [`${MARK[r.verdict]} ${r.step.seq} ${escapeControls(stepLabel(r, manyAgents))}`];
+  if (r.message) lines.push(`  not sent: ${escapeControls(r.message)}`);
+  if (r.diff) lines.push(...r.diff.split('\n').map(escapeControls));
   return lines.join('\n');
 }
 
-/** One JSON object per step (`--json`). */
+/** One JSON object per step (`--json`; print it with terminalJson). */
 export function stepJson(r: StepResult): Record<string, unknown> {
   const s = r.step;
   return {

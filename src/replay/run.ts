@@ -1,5 +1,5 @@
 import { tmpdir } from 'node:os';
-import type { Expect, ParsedStep, TraceStep } from '../domain/trace.js';
+import { MAX_SLEEP_MS, type Expect, type ParsedStep, type TraceStep } from '../domain/trace.js';
 import { learnIds } from '../domain/traceText.js';
 import { compareAnswer } from './compare.js';
 import { NotSent, sendExec, sendWebhook, writeFileStep, type Target } from './send.js';
@@ -23,7 +23,17 @@ export interface StepResult {
 
 const TMP_ROOTS = [tmpdir(), '/tmp'];
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, Math.max(0, ms)));
+/**
+ * Wait `ms`, in pieces setTimeout can hold: a longer delay would fire after 1 ms with a warning.
+ * A trace's `sleep` is at most MAX_SLEEP_MS, but `--speed` below 1 can scale it past that, and a
+ * long recording's `t_ms` under `--speed` can be past it anyway.
+ */
+async function sleep(ms: number): Promise<void> {
+  const pause = (t: number) => new Promise<void>((r) => setTimeout(r, t));
+  let left = Math.max(0, ms);
+  for (; left > MAX_SLEEP_MS; left -= MAX_SLEEP_MS) await pause(MAX_SLEEP_MS);
+  await pause(left);
+}
 
 /** Run one step against the target and judge it. An unreachable daemon is thrown (replay exits 2). */
 async function runStep(step: TraceStep, agentMap: Map<string, string>, target: Target, speed: number | undefined): Promise<StepResult> {

@@ -1,9 +1,8 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { LoomClient } from '../client/index.js';
 import { cmdDisplay, contentBody, contentString } from '../domain/output.js';
 import type { ExecStep, Expect, FileStep, WebhookStep } from '../domain/trace.js';
 import { expandEnvRefs, expandPort, mapIds, scrub, type Secret } from '../domain/traceText.js';
+import { writeHomeFile } from './homeFile.js';
 import type { ExecTransport } from './http.js';
 
 /** Where a replay sends its steps. */
@@ -92,10 +91,18 @@ export async function sendWebhook(step: WebhookStep, agentId: string, target: Ta
   return { status: r.status };
 }
 
-/** Write a file step under the (mapped) agent's home before the next step (behaviour.md §14.2). */
+/**
+ * Write a file step under the (mapped) agent's home before the next step (behaviour.md §14.2). Any
+ * refusal (a symlink below the home, a folder in the way, the file system's own error) fails the step
+ * with one line naming its path; nothing is written outside the home.
+ */
 export async function writeFileStep(step: FileStep, agentId: string, target: Target): Promise<void> {
   const home = await target.agentHome(agentId);
-  const abs = join(home, step.path.slice(2));
-  mkdirSync(dirname(abs), { recursive: true });
-  writeFileSync(abs, expand(step.content, target));
+  // Values first: a missing ${env:NAME} fails the step before any folder is created.
+  const content = expand(step.content, target);
+  try {
+    writeHomeFile(home, step.path, content);
+  } catch (err) {
+    throw new NotSent(`file step ${step.path}: ${(err as Error).message}`);
+  }
 }

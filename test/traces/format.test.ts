@@ -53,6 +53,39 @@ describe('trace format (behaviour.md §14.2)', () => {
     expect(err.problem).toMatch(problem);
   });
 
+  it.each([
+    ['~', /^"path" must start with ~\/ and stay inside the home \(got "~"\)$/],
+    ['~/', /^"path" must name a file: ~\/ then names separated by single slashes, no \. parts \(got "~\/"\)$/],
+    ['~/notes/', /^"path" must name a file/],
+    ['~/a//b.md', /^"path" must name a file/],
+    ['~/./b.md', /^"path" must name a file/],
+  ])('a file path that names no file (%s) is refused at parse time with its line', (path, problem) => {
+    const err = damaged(`${header}\n{"kind":"agent","agent_id":"leo"}\n${JSON.stringify({ kind: 'file', agent_id: 'leo', path, content: 'x' })}\n`);
+    expect(err.line).toBe(3);
+    expect(err.problem).toMatch(problem);
+  });
+
+  it('a sleep beyond setTimeout\'s maximum (2^31-1 ms) is refused with its line; the maximum itself is kept', () => {
+    for (const ms of ['1e300', '2147483648']) {
+      const err = damaged(`${header}\n{"kind":"sleep","ms":${ms}}\n`);
+      expect(err.line).toBe(2);
+      expect(err.problem).toMatch(/^"ms" must be at most 2147483647 \(about 24\.8 days\)/);
+    }
+    expect(parseTrace('{"kind":"sleep","ms":2147483647}').steps[0].step).toEqual({ seq: 1, kind: 'sleep', ms: 2147483647 });
+  });
+
+  it.each([
+    ['exec via mcp', { kind: 'exec', via: 'mcp', agent_id: 'leo\r\nX-Evil: 1', cmd: '/info' }],
+    ['exec', { kind: 'exec', agent_id: '../etc', cmd: '/info' }],
+    ['agent', { kind: 'agent', agent_id: 'a b' }],
+    ['file', { kind: 'file', agent_id: '\u001b]0;pwned\u0007', path: '~/a.md', content: 'x' }],
+    ['webhook', { kind: 'webhook', agent_id: 'leo/x', text: 'hi' }],
+  ])('an agent_id that is not an agent id (%s step) is refused at parse time, naming it and its line', (_kind, step) => {
+    const err = damaged(`${header}\n\n${JSON.stringify(step)}\n`);
+    expect(err.line).toBe(3);
+    expect(err.problem).toBe(`"agent_id" must be an agent id (letters, digits, . _ -; up to 64) (got ${JSON.stringify(step.agent_id)})`);
+  });
+
   it('a step survives serialising and parsing unchanged', () => {
     const step = { seq: 3, t_ms: 9, kind: 'exec' as const, via: 'exec' as const, agent_id: 'leo', topic: 'main', cmd: '/open ~/w.md', request_id: 'r1', expect: { status: 200, content: 're: [r1] /open ~/w.md\nx' }, duration_ms: 4 };
     expect(parseTrace(stepLine(step)).steps[0].step).toEqual(step);
