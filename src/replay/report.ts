@@ -31,12 +31,26 @@ export function stepLabel(r: StepResult, manyAgents: boolean): string {
 }
 
 /**
+ * A refusal in this replay's answer, after the step's label (` → 429 QUEUE_FULL`, ` → BUSY`): a
+ * trace that reproduces the queue's refusals shows them on its ✓ lines, not only when they differ.
+ */
+function refusalNote(r: StepResult): string {
+  const a = r.actual;
+  if (!a) return '';
+  if (a.status !== undefined && a.status !== 200) {
+    const code = typeof a.error?.error === 'string' && /^[A-Z_]+$/.test(a.error.error) ? ` ${a.error.error}` : '';
+    return ` → ${a.status}${code}`;
+  }
+  return a.head?.code === 'BUSY' ? ' → BUSY' : '';
+}
+
+/**
  * The text of one step (behaviour.md §14.3): its line, then the diff or the reason it was not sent.
  * Everything in it comes from the trace or the daemon, so control characters are shown escaped
  * (a hostile trace must not drive the terminal); only the diff's own line breaks stay.
  */
 export function stepText(r: StepResult, manyAgents: boolean): string {
-  const lines = [`${MARK[r.verdict]} ${r.step.seq} ${escapeControls(stepLabel(r, manyAgents))}`];
+  const lines = [`${MARK[r.verdict]} ${r.step.seq} ${escapeControls(stepLabel(r, manyAgents))}${refusalNote(r)}`];
   if (r.message) lines.push(`  not sent: ${escapeControls(r.message)}`);
   if (r.diff) lines.push(...r.diff.split('\n').map(escapeControls));
   return lines.join('\n');

@@ -84,6 +84,10 @@ describe('examples/traces (golden traces)', () => {
     expect(lines.filter((l) => l.status === 429)).toHaveLength(recorded);
     expect(lines.filter((l) => l.status === 200)).toHaveLength(7);
     expect(r.code).toBe(0);
+    // The human output says which steps were refused, on their ✓ lines.
+    const text2 = await runCli(['replay', 'examples/traces/queue-429.jsonl', '--speed', '1'], {}, 60000);
+    expect(text2.stdout).toContain('✓ 2 main /exec echo 7 → 429 QUEUE_FULL\n✓ 3 main /exec echo 8 → 429 QUEUE_FULL\n');
+    expect(text2.stdout).toContain('✓ 5 main /exec echo 2\n');
   }, 90000);
 });
 

@@ -81,7 +81,7 @@ describe('loom replay with a hostile trace (behaviour.md §14.3)', () => {
       { kind: 'file', agent_id: 'leo', path: '~/a\u001b[2J.md', content: 'x' },
     ]);
     expect(r.stdout).not.toMatch(ESC_CONTROLS);
-    expect(r.stdout).toContain('· 1 main\\x1b]0;pwned\\x07 /info\n');
+    expect(r.stdout).toContain('· 1 main\\x1b]0;pwned\\x07 /info → 400\n');
     expect(r.stdout).toContain('✗ 2 main /exec printf "%s\\n" hello \\x1b[2J\n');
     expect(r.stdout).toContain('\n-\\x1b[2Jhello\\x9b2J\n');
     expect(r.stdout).toContain('· 3 file ~/a\\x1b[2J.md\n');
