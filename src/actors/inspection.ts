@@ -1,6 +1,11 @@
 import type { AnyActorRef, InspectionEvent } from 'xstate';
 import { errorMessage } from '../domain/errors.js';
+import type { EnvStore } from '../domain/ports.js';
+import type { ValueMasks } from '../domain/redact.js';
+import type { SessionState } from '../domain/session.js';
 import type { CommandEvent } from '../domain/ticket.js';
+import { topicSystemId } from '../machines/agent.js';
+import { CommandSecrets } from './commandSecrets.js';
 import type { DaemonActor } from './tree.js';
 import { describeActor, InspectionSerialiser, type InspectorMessage, type LiveActor } from './inspectionMessages.js';
 import { RecentCommands } from './recentCommands.js';
@@ -29,8 +34,22 @@ export class Inspection {
   private readonly intakeObservers = new Set<(ev: IntakeEvent) => void>();
   /** The last commands of every topic (behaviour.md §13.2 `recent`), kept even while nobody watches. */
   readonly recent = new RecentCommands();
+  /** The values a shown `cmd` must not hold (behaviour.md §13.4): env-store values, session variables. */
+  readonly secrets: CommandSecrets;
 
-  constructor(private readonly root: DaemonActor) {}
+  constructor(private readonly root: DaemonActor, env: Pick<EnvStore, 'values' | 'revision'>) {
+    this.secrets = new CommandSecrets(env);
+  }
+
+  /**
+   * The masks for the `cmd` of a command in topic `topicId` of `agentId` (its session's variables
+   * read from the topic actor, when it runs); null when there is nothing to mask.
+   */
+  readonly masksFor = (agentId: string, topicId: string): ValueMasks | null => {
+    const topic = this.root.system.get(topicId) as AnyActorRef | undefined;
+    const session = (topic?.getSnapshot() as { context?: { session?: SessionState } } | undefined)?.context?.session;
+    return this.secrets.masks(agentId, session?.vars);
+  };
 
   /** Every inspection event of every actor in the tree; returns the unsubscribe function. */
   observe(observer: InspectionObserver): () => void {
@@ -58,7 +77,7 @@ export class Inspection {
    * refused commands, forwards to the command observers, if any.
    */
   command(topicId: string, ev: CommandEvent): void {
-    this.recent.record(topicId, ev);
+    this.recent.record(topicId, ev, this.masksFor);
     for (const l of this.commandObservers) {
       try {
         l(ev);
@@ -90,7 +109,7 @@ export class Inspection {
     const all = this.root.system.getAll() as Record<string, AnyActorRef>;
     return Object.entries(all)
       .filter(([id]) => id !== 'daemon')
-      .map(([id, ref]) => describeActor(id, ref, now))
+      .map(([id, ref]) => describeActor(id, ref, now, (agentId, vars) => this.secrets.masks(agentId, vars)))
       .sort((a, b) => (a.actor < b.actor ? -1 : a.actor > b.actor ? 1 : 0));
   }
 
@@ -99,7 +118,7 @@ export class Inspection {
    * (§13.4). Returns the unsubscribe function.
    */
   feed(send: (msg: InspectorMessage) => void, clock: { now(): number }): () => void {
-    const serialiser = new InspectionSerialiser(clock);
+    const serialiser = new InspectionSerialiser(clock, (ev) => this.masksFor(ev.agentId, topicSystemId(ev.agentId, ev.topic)));
     serialiser.seed(Object.values(this.root.system.getAll() as Record<string, AnyActorRef>));
     const offInspect = this.observe((ev) => {
       for (const msg of serialiser.fromInspection(ev)) send(msg);

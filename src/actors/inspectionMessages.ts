@@ -1,6 +1,7 @@
 import type { AnyActorRef, InspectionEvent } from 'xstate';
 import { displayPath } from '../commands/format.js';
-import { redactCommand } from '../domain/redact.js';
+import { redactCommand, type ValueMasks } from '../domain/redact.js';
+import type { SessionState } from '../domain/session.js';
 import type { CommandEvent, Ticket } from '../domain/ticket.js';
 
 /**
@@ -67,9 +68,12 @@ function machineOf(ref: AnyActorRef): string | null {
   return logic && typeof logic.id === 'string' && logic.config !== undefined ? logic.id : null;
 }
 
-/** The public form of a ticket (cmd redacted, body never). */
-export function ticketView(t: Ticket, now: number, waitMs?: number): Record<string, unknown> {
-  const base = { ticket: t.id, cmd: redactCommand(t.cmd), request_id: t.requestId, via: t.via };
+/** The masks for a command of an agent in a topic with these session variables (CommandSecrets.masks). */
+export type MasksOf = (agentId: string, vars?: ReadonlyMap<string, string>) => ValueMasks | null;
+
+/** The public form of a ticket (cmd redacted with its topic's masks, body never). */
+export function ticketView(t: Ticket, now: number, masks: ValueMasks | null, waitMs?: number): Record<string, unknown> {
+  const base = { ticket: t.id, cmd: redactCommand(t.cmd, masks), request_id: t.requestId, via: t.via };
   if (t.startedAt !== null) return { ...base, started_at: iso(t.startedAt), elapsed_ms: now - t.startedAt };
   return { ...base, queued_at: iso(t.queuedAt), waited_ms: now - t.queuedAt, ...(waitMs !== undefined ? { expires_in_ms: Math.max(0, t.queuedAt + waitMs - now) } : {}) };
 }
@@ -87,15 +91,16 @@ export function shellEntry(topicType: string, shell: AnyActorRef | undefined): R
 }
 
 /** The public detail of one actor's context, per machine. */
-function detailOf(machine: string, context: unknown, now: number, children: Record<string, AnyActorRef> = {}): Record<string, unknown> {
+function detailOf(machine: string, context: unknown, now: number, children: Record<string, AnyActorRef> = {}, masksOf: MasksOf = () => null): Record<string, unknown> {
   const c = context as Record<string, unknown>;
   switch (machine) {
     case 'topicQueue': {
-      const tc = c as { agentId: string; ref: { topic: string; type: string }; running: Ticket | null; waiting: Ticket[]; limits: { waitMs: number } };
+      const tc = c as { agentId: string; ref: { topic: string; type: string }; running: Ticket | null; waiting: Ticket[]; limits: { waitMs: number }; session: SessionState };
+      const masks = tc.running || tc.waiting.length > 0 ? masksOf(tc.agentId, tc.session.vars) : null;
       return {
         agent_id: tc.agentId, topic: tc.ref.topic, topic_type: tc.ref.type,
-        running: tc.running ? ticketView(tc.running, now) : null,
-        waiting: tc.waiting.map((t) => ticketView(t, now, tc.limits.waitMs)),
+        running: tc.running ? ticketView(tc.running, now, masks) : null,
+        waiting: tc.waiting.map((t) => ticketView(t, now, masks, tc.limits.waitMs)),
         shell: shellEntry(tc.ref.type, children.shell),
       };
     }
@@ -118,11 +123,11 @@ function detailOf(machine: string, context: unknown, now: number, children: Reco
   }
 }
 
-/** One registry entry for an actor with a system id. */
-export function describeActor(systemId: string, ref: AnyActorRef, now: number): LiveActor {
+/** One registry entry for an actor with a system id (a topic's tickets redacted with `masksOf`). */
+export function describeActor(systemId: string, ref: AnyActorRef, now: number, masksOf?: MasksOf): LiveActor {
   const machine = machineOf(ref) ?? 'actor';
   const snap = ref.getSnapshot() as Snap;
-  return { actor: systemId, machine, state: snap.value ?? snap.status ?? null, detail: detailOf(machine, snap.context, now, snap.children) };
+  return { actor: systemId, machine, state: snap.value ?? snap.status ?? null, detail: detailOf(machine, snap.context, now, snap.children, masksOf) };
 }
 
 /** What most inspection events make: nothing (one shared empty list, not an array per event). */
@@ -131,10 +136,11 @@ const NO_MESSAGES: readonly InspectorMessage[] = Object.freeze([]);
 /** Turns inspection events into §13.3 messages; remembers each actor's last state and children. */
 export class InspectionSerialiser {
   private readonly last = new WeakMap<AnyActorRef, { value: unknown; children: Record<string, AnyActorRef>; progress?: string }>();
-  /** A ticket's redacted command, made once for its two or three messages. */
-  private readonly shown = new WeakMap<CommandEvent['ticket'], string>();
+  /** A ticket's redacted command, made once for its two or three messages (again if the masks changed). */
+  private readonly shown = new WeakMap<CommandEvent['ticket'], { cmd: string; masksId: number }>();
 
-  constructor(private readonly clock: { now(): number }) {}
+  /** `masksOf` gives the masks of a command's agent and topic (behaviour.md §13.4); none: `/set` masking only. */
+  constructor(private readonly clock: { now(): number }, private readonly masksOf: (ev: CommandEvent) => ValueMasks | null = () => null) {}
 
   /**
    * Remember the current state and children of actors that existed before the feed started (and of
@@ -193,11 +199,14 @@ export class InspectionSerialiser {
   /** The message of one topic `command.*` event (cmd redacted; no result text). */
   fromCommand(ev: CommandEvent): InspectorMessage {
     const t = ev.ticket;
-    let cmd = this.shown.get(t);
-    if (cmd === undefined) {
-      cmd = redactCommand(t.cmd);
-      this.shown.set(t, cmd);
+    // Masks are cached (CommandSecrets): the same list, and id, until the env store or the session changes.
+    const masks = this.masksOf(ev);
+    let kept = this.shown.get(t);
+    if (kept === undefined || kept.masksId !== (masks?.id ?? 0)) {
+      kept = { cmd: redactCommand(t.cmd, masks), masksId: masks?.id ?? 0 };
+      this.shown.set(t, kept);
     }
+    const cmd = kept.cmd;
     const phase = ev.type.slice('command.'.length) as 'queued' | 'started' | 'refused' | 'finished';
     const at = iso(ev.at);
     // Whole literals rather than a spread of a common base: this runs for every command while watched.

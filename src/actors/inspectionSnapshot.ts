@@ -3,6 +3,7 @@ import type { DaemonInfo } from '../commands/types.js';
 import type { AgentStore, Clock } from '../domain/ports.js';
 import type { SessionState } from '../domain/session.js';
 import type { TopicQueueContext } from '../machines/topicQueue.js';
+import type { CommandSecrets } from './commandSecrets.js';
 import { describeActor, shellEntry, ticketView } from './inspectionMessages.js';
 import type { RecentCommand, RecentCommands } from './recentCommands.js';
 import type { DaemonActor } from './tree.js';
@@ -44,6 +45,8 @@ export interface SnapshotSources {
   clock: Clock;
   agents: AgentStore;
   recent: RecentCommands;
+  /** The values a shown `cmd` must not hold (behaviour.md §13.4). */
+  secrets: CommandSecrets;
   /** Agent-level fields the features add (event counts, capabilities), already public. */
   agentExtras(agentId: string): Record<string, unknown>;
 }
@@ -61,13 +64,14 @@ function docOf(session: SessionState): TopicInspection['doc'] {
 function topicOf(ref: AnyActorRef, systemId: string, s: SnapshotSources, now: number): TopicInspection {
   const snap = ref.getSnapshot() as { value: unknown; context: TopicQueueContext };
   const c = snap.context;
+  const masks = s.secrets.masks(c.agentId, c.session.vars);
   return {
     topic: c.ref.topic, topic_type: c.ref.type, state: snap.value,
-    running: c.running ? ticketView(c.running, now) : null,
-    waiting: c.waiting.map((t) => ticketView(t, now, c.limits.waitMs)),
+    running: c.running ? ticketView(c.running, now, masks) : null,
+    waiting: c.waiting.map((t) => ticketView(t, now, masks, c.limits.waitMs)),
     doc: docOf(c.session),
     shell: shellEntry(c.ref.type, childrenOf(ref).shell),
-    recent: s.recent.of(systemId),
+    recent: s.recent.of(systemId, masks),
   };
 }
 
@@ -76,7 +80,10 @@ function agentOf(agentId: string, ref: AnyActorRef | undefined, s: SnapshotSourc
   const topics: TopicInspection[] = [];
   const installs: Array<Record<string, unknown>> = [];
   // A dormant agent (no actor yet: nothing has touched it since start-up) has no children.
-  for (const child of Object.values(ref ? childrenOf(ref) : {})) {
+  const children = Object.values(ref ? childrenOf(ref) : {});
+  // The env file is looked at once per agent and snapshot (a hand edit since), its topics then use that list.
+  if (children.length > 0) s.secrets.masks(agentId, undefined, { recheck: true });
+  for (const child of children) {
     const id = systemIdOf(child);
     if (!id) continue;
     if (id.startsWith('topic:')) topics.push(topicOf(child, id, s, now));

@@ -1,4 +1,4 @@
-import { redactCommand } from '../domain/redact.js';
+import { maskValues, redactCommand, type ValueMasks } from '../domain/redact.js';
 import type { CommandEvent } from '../domain/ticket.js';
 
 /** How many finished or refused commands each topic keeps for the inspector (behaviour.md §13.2). */
@@ -20,23 +20,33 @@ export interface RecentCommand {
 }
 
 /**
+ * An entry as kept: the time as a number (an ISO string is made only when someone reads it), and
+ * the id of the masks its `cmd` was redacted with (0: none; the id, not the list, which holds values).
+ */
+type Kept = Omit<RecentCommand, 'at'> & { atMs: number; masksId: number };
+
+/**
  * The last commands of every topic, kept whether or not anyone watches, so a page opened after a
- * failure still shows it. Only the redacted first line is kept: bodies never stay in memory here.
+ * failure still shows it. Only the redacted first line is kept: bodies never stay in memory here,
+ * nor values of the env store or the session that were set when the command ended (so an `/unset`
+ * afterwards does not bring them back). Values set later are masked when the list is read.
  * Keyed by the topic's system id (`topic:<agent>/<topic>`).
  */
-/** An entry as kept: the time as a number (an ISO string is made only when someone reads it). */
-type Kept = Omit<RecentCommand, 'at'> & { atMs: number };
-
 export class RecentCommands {
   private readonly byTopic = new Map<string, Kept[]>();
 
-  /** Record a `command.finished` or `command.refused` event; other phases are ignored. */
-  record(topicId: string, ev: CommandEvent): void {
+  /**
+   * Record a `command.finished` or `command.refused` event; other phases are ignored. `masksOf` gives
+   * the masks of the command's agent and topic now (cached lists: cheap, and null at once when the
+   * agent has no values).
+   */
+  record(topicId: string, ev: CommandEvent, masksOf: (agentId: string, topicId: string) => ValueMasks | null = () => null): void {
     if (ev.type !== 'command.finished' && ev.type !== 'command.refused') return;
     const t = ev.ticket;
     const started = ev.type === 'command.finished' ? t.startedAt ?? ev.at : ev.at;
+    const masks = masksOf(ev.agentId, topicId);
     const entry: Kept = {
-      ticket: t.id, cmd: redactCommand(t.cmd), via: t.via,
+      ticket: t.id, cmd: redactCommand(t.cmd, masks), masksId: masks?.id ?? 0, via: t.via,
       ok: ev.type === 'command.finished' ? ev.result.ok : false,
       code: ev.type === 'command.finished' ? ev.result.code : ev.reason,
       queued_ms: Math.max(0, started - t.queuedAt), duration_ms: Math.max(0, ev.at - started), atMs: ev.at,
@@ -50,9 +60,15 @@ export class RecentCommands {
     if (list.length > RECENT_PER_TOPIC) list.shift();
   }
 
-  /** The topic's recent commands, oldest first. */
-  of(topicId: string): RecentCommand[] {
-    return (this.byTopic.get(topicId) ?? []).map(({ atMs, ...rest }) => ({ ...rest, at: new Date(atMs).toISOString() }));
+  /**
+   * The topic's recent commands, oldest first; `masks` are the topic's masks now: an entry
+   * redacted with others (a value set since) is masked again with them.
+   */
+  of(topicId: string, masks: ValueMasks | null = null): RecentCommand[] {
+    return (this.byTopic.get(topicId) ?? []).map((e) => ({
+      ticket: e.ticket, cmd: masks && masks.id !== e.masksId ? maskValues(e.cmd, masks) : e.cmd, via: e.via, ok: e.ok, code: e.code,
+      queued_ms: e.queued_ms, duration_ms: e.duration_ms, at: new Date(e.atMs).toISOString(),
+    }));
   }
 
   /** Forget a topic that ended (closed session, deleted agent). */

@@ -71,7 +71,7 @@ export class LoomSystem {
         wipe: (installId, dir) => this.features.installEffects?.wipe(installId, dir),
       },
     });
-    this.inspection = new Inspection(this.root);
+    this.inspection = new Inspection(this.root, deps.env);
     this.root.start();
     // Registered agents stay dormant (their registry record only) until something touches them:
     // spawning a thousand agent actors was most of a cold start (issue 13: 218 ms of 827).
@@ -102,6 +102,7 @@ export class LoomSystem {
   inspectState(): InspectionSnapshot {
     return inspectionSnapshot({
       root: this.root, info: this.deps.info, clock: this.deps.clock, agents: this.deps.agents, recent: this.inspection.recent,
+      secrets: this.inspection.secrets,
       agentExtras: (id) => this.features.inspectAgent(id),
     });
   }
@@ -192,6 +193,7 @@ export class LoomSystem {
     const total = await this.features.deleteSteps(agentId, counts);
     rmSync(join(this.deps.info.dataDir, this.wire.stateRoot, agentId, 'state'), { recursive: true, force: true });
     await this.deps.agents.remove(agentId);
+    this.inspection.secrets.forget(agentId);
     return total;
   }
 

@@ -4,11 +4,20 @@ import type { CommandEvent, ExecOutput, ExecResult, Ticket } from './ticket.js';
 
 /** behaviour.md §1.5: the first line of cmd, cut to 199 characters + `…` past 200. */
 export function cmdDisplay(cmd: string): string {
+  return cutLine(firstLine(cmd));
+}
+
+/** The first line of cmd, trimmed, not yet cut (what cmdDisplay cuts). */
+export function firstLine(cmd: string): string {
   const nl = cmd.indexOf('\n');
-  const first = (nl < 0 ? cmd : cmd.slice(0, nl)).replace(/\r$/, '').trim();
-  if (first.length <= CMD_DISPLAY_CHARS) return first;
-  const chars = [...first];
-  return chars.length > CMD_DISPLAY_CHARS ? chars.slice(0, CMD_DISPLAY_CHARS - 1).join('') + '…' : first;
+  return (nl < 0 ? cmd : cmd.slice(0, nl)).replace(/\r$/, '').trim();
+}
+
+/** A line cut as cmdDisplay cuts: 199 characters + `…` past 200. */
+export function cutLine(line: string): string {
+  if (line.length <= CMD_DISPLAY_CHARS) return line;
+  const chars = [...line];
+  return chars.length > CMD_DISPLAY_CHARS ? chars.slice(0, CMD_DISPLAY_CHARS - 1).join('') + '…' : line;
 }
 
 /** The content string of spec §4.7: `re: [<request_id>] <cmd>` then the body. */

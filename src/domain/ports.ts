@@ -62,6 +62,14 @@ export interface EnvStore {
   unset(agentId: string, scope: EnvScope, names: string[]): Promise<string[]>;
   /** Non-fatal problems to show in listings (behaviour.md §6.2). */
   warnings(agentId: string): string[];
+  /** Every variable of every scope (global, apps, configs): a name may come once per scope. */
+  values(agentId: string): EnvEntry[];
+  /**
+   * A number that changes whenever the agent's variables may have changed (set, unset, a re-read
+   * file, a forgotten agent), so what is derived from them can be cached. It does not look at the
+   * file unless `recheck` (a hand edit is seen at the next read of the store, or by a recheck).
+   */
+  revision(agentId: string, opts?: { recheck?: boolean }): number;
 }
 
 /** One package of an agent's registry `<data>/agents/<id>/state/packages.json` (behaviour.md §7.6). */

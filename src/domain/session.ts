@@ -18,6 +18,34 @@ export interface OpenDocument {
 export type ShortcutValue = string | string[];
 
 /**
+ * Session variables (spec §2): a Map that counts its changes, so what is derived from the values
+ * (the inspector's masks, behaviour.md §13.4) is rebuilt only after one.
+ */
+export class SessionVars extends Map<string, string> {
+  /** Bumped by every set, delete and clear. */
+  revision = 0;
+
+  constructor() {
+    super();
+  }
+
+  override set(name: string, value: string): this {
+    this.revision++;
+    return super.set(name, value);
+  }
+
+  override delete(name: string): boolean {
+    this.revision++;
+    return super.delete(name);
+  }
+
+  override clear(): void {
+    this.revision++;
+    super.clear();
+  }
+}
+
+/**
  * Per-topic runtime state (spec §2 Topic; behaviour.md §1.3). Memory only:
  * it does not survive a restart.
  */
@@ -46,7 +74,7 @@ export interface SessionState {
 export function newSession(agentId: string, ref: TopicRef, now: number): SessionState {
   return {
     agentId, ref, createdAt: now, doc: null, history: [], baseDir: null,
-    vars: new Map(), pageShortcuts: new Map(), valueShortcuts: new Map(), ext: new Map(), disposers: [], controller: null,
+    vars: new SessionVars(), pageShortcuts: new Map(), valueShortcuts: new Map(), ext: new Map(), disposers: [], controller: null,
   };
 }
 

@@ -17,6 +17,8 @@ interface EnvData {
 }
 
 interface Cached {
+  /** EnvStore.revision: a new number for every new copy of the data. */
+  revision: number;
   mtimeMs: number;
   data: EnvData;
   warnings: string[];
@@ -73,6 +75,8 @@ function clone(data: EnvData): EnvData {
  */
 export class FileEnvStore implements EnvStore {
   private cache = new Map<string, Cached>();
+  /** The last revision given to a copy (store-wide, so a forgotten and re-read agent never repeats one). */
+  private revisions = 0;
 
   /** `stateRoot` is the folder under the data directory that holds `<id>/state/` (`users` on the user wire, behaviour.md §11). */
   constructor(private readonly dataDir: string, private readonly stateRoot = 'agents') {}
@@ -92,21 +96,22 @@ export class FileEnvStore implements EnvStore {
     } catch {
       // Unreadable state folder: treated as no file.
     }
+    const cached = this.cache.get(agentId);
     if (mtimeMs === undefined) {
       // No file yet: an empty store (also after the agent's state folder was deleted).
-      const fresh = { mtimeMs: -1, data: empty(), warnings: [] };
+      if (cached && cached.mtimeMs === -1) return cached;
+      const fresh = { revision: ++this.revisions, mtimeMs: -1, data: empty(), warnings: [] };
       this.cache.set(agentId, fresh);
       return fresh;
     }
-    const cached = this.cache.get(agentId);
     if (cached && cached.mtimeMs === mtimeMs) return cached;
     const text = readFileIfExists(path) ?? '';
     const warnings: string[] = [];
     let next: Cached;
     try {
-      next = { mtimeMs, data: normalise(JSON.parse(text), warnings), warnings };
+      next = { revision: ++this.revisions, mtimeMs, data: normalise(JSON.parse(text), warnings), warnings };
     } catch {
-      next = { mtimeMs, data: cached?.data ?? empty(), warnings: [`warning: ${path} is not valid JSON; using the last good copy`] };
+      next = { revision: ++this.revisions, mtimeMs, data: cached?.data ?? empty(), warnings: [`warning: ${path} is not valid JSON; using the last good copy`] };
     }
     this.cache.set(agentId, next);
     return next;
@@ -152,7 +157,7 @@ export class FileEnvStore implements EnvStore {
   /** Write first, then apply: a failed write leaves the cached copy as it was. */
   private save(agentId: string, data: EnvData): void {
     writeFileAtomic(this.file(agentId), serialise(data));
-    this.cache.set(agentId, { mtimeMs: statSync(this.file(agentId)).mtimeMs, data, warnings: [] });
+    this.cache.set(agentId, { revision: ++this.revisions, mtimeMs: statSync(this.file(agentId)).mtimeMs, data, warnings: [] });
   }
 
   async set(agentId: string, scope: EnvScope, values: Record<string, string>): Promise<void> {
@@ -174,6 +179,21 @@ export class FileEnvStore implements EnvStore {
 
   warnings(agentId: string): string[] {
     return this.load(agentId).warnings;
+  }
+
+  values(agentId: string): EnvEntry[] {
+    const { global, apps } = this.load(agentId).data;
+    const out: EnvEntry[] = [...global].map(([name, value]) => ({ name, value, scope: {} }));
+    for (const [app, a] of apps) {
+      for (const [name, value] of a.vars) out.push({ name, value, scope: { app } });
+      for (const [config, vars] of a.configs) for (const [name, value] of vars) out.push({ name, value, scope: { app, config } });
+    }
+    return out;
+  }
+
+  revision(agentId: string, opts?: { recheck?: boolean }): number {
+    const cached = opts?.recheck ? undefined : this.cache.get(agentId);
+    return (cached ?? this.load(agentId)).revision;
   }
 
   /** Forget the cached copy (the agent's state folder was deleted). */

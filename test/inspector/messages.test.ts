@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { InspectionSerialiser, iso } from '../../src/actors/inspectionMessages.js';
+import { compileMasks, envMask, sessionMask, type ValueMasks } from '../../src/domain/redact.js';
 import type { CommandEvent } from '../../src/domain/ticket.js';
 
 describe('inspection message times (behaviour.md §13.3 `at`)', () => {
@@ -29,5 +30,23 @@ describe('command messages', () => {
     expect(s.fromCommand(ev('command.finished', { result: { ok: true, code: null } }))).toEqual({ ...base, phase: 'finished', ok: true, code: null, duration_ms: 500 });
     expect(s.fromCommand(ev('command.refused', { reason: 'QUEUE_FULL' }))).toEqual({ ...base, phase: 'refused', ok: false, code: 'QUEUE_FULL' });
     expect(JSON.stringify(s.fromCommand(ev('command.started')))).not.toMatch(/s3cret|body line/);
+  });
+});
+
+describe('command messages keep env-store and session values out (behaviour.md §13.4)', () => {
+  const ticket = { id: 't2', cmd: '/exec echo s3cret-value-123 sess-value-77\nbody', requestId: null, via: 'mcp' as const, queuedAt: 1000, startedAt: 1500 };
+  const ev = (type: string) => ({ type, agentId: 'ann', topic: 'main', ticket, at: 2000, result: { ok: true, code: null } }) as unknown as CommandEvent;
+
+  it('masks the values of the command\'s agent and topic, and again when they change while it runs', () => {
+    let masks: ValueMasks | null = compileMasks([['s3cret-value-123', envMask('TOKEN')]]);
+    const asked: string[] = [];
+    const s = new InspectionSerialiser({ now: () => 2000 }, (e) => { asked.push(`${e.agentId}/${e.topic}`); return masks; });
+    const cmdOf = (type: string) => (s.fromCommand(ev(type)) as { cmd: string }).cmd;
+    expect(cmdOf('command.queued')).toBe('/exec echo ${env:TOKEN} sess-value-77');
+    expect(cmdOf('command.started')).toBe('/exec echo ${env:TOKEN} sess-value-77');
+    expect(asked).toEqual(['ann/main', 'ann/main']);
+    // {v} set while the command ran: the finished message masks it too.
+    masks = compileMasks([['s3cret-value-123', envMask('TOKEN')], ['sess-value-77', sessionMask('v')]]);
+    expect(cmdOf('command.finished')).toBe('/exec echo ${env:TOKEN} {v}');
   });
 });

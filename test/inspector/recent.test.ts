@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { RECENT_PER_TOPIC, RecentCommands } from '../../src/actors/recentCommands.js';
+import { compileMasks, envMask, sessionMask } from '../../src/domain/redact.js';
 import type { CommandEvent, Ticket } from '../../src/domain/ticket.js';
 
 const ticket = (n: number, cmd = `/info ${n}`): Ticket => ({ id: `t${n}`, cmd, requestId: null, via: 'exec', queuedAt: 1000 * n, startedAt: 1000 * n + 5 });
@@ -26,5 +27,20 @@ describe('recent commands per topic (behaviour.md §13.2)', () => {
     expect(r.of('topic:a/other')).toEqual([]);
     r.forget('topic:a/main');
     expect(r.of('topic:a/main')).toEqual([]);
+  });
+});
+
+describe('recent commands keep env-store and session values out (behaviour.md §13.4)', () => {
+  it('masks the values known when a command ends, and those set later when the list is read; an /unset brings none back', () => {
+    const r = new RecentCommands();
+    const token = compileMasks([['s3cret-value-123', envMask('TOKEN')], ['sess-value-77', sessionMask('v')]]);
+    r.record('topic:a/main', finished(ticket(1, '/exec echo s3cret-value-123 sess-value-77\nbody')), () => token);
+    // Set after the command ran: masked when read.
+    r.record('topic:a/main', finished(ticket(2, '/exec echo later-value-42')), () => token);
+    const later = compileMasks([['later-value-42', envMask('LATER')]]);
+    expect(r.of('topic:a/main', later).map((e) => e.cmd)).toEqual(['/exec echo ${env:TOKEN} {v}', '/exec echo ${env:LATER}']);
+    // TOKEN and {v} unset since: still masked (the kept line never held them).
+    expect(r.of('topic:a/main', null).map((e) => e.cmd)).toEqual(['/exec echo ${env:TOKEN} {v}', '/exec echo later-value-42']);
+    expect(JSON.stringify(r.of('topic:a/main', later))).not.toMatch(/s3cret|sess-value|later-value|body/);
   });
 });

@@ -85,7 +85,7 @@ describe('live messages (behaviour.md §13.3)', () => {
 });
 
 describe('redaction over a WebSocket session (behaviour.md §13.4)', () => {
-  it('when a session mints a capability, rotates a webhook, posts an event, sets a secret and writes a body, then no message carries any of them', async () => {
+  it('when a session mints a capability, rotates a webhook, posts an event, sets and uses secrets and writes a body, then no message carries any of them', async () => {
     const s = await inspector();
     const reg = await call(t.base, 'POST', '/agents', { body: { agent_id: 'sec', webhook: true } });
     const minted = await call(t.base, 'POST', '/capabilities', { body: { agent_id: 'sec', verbs: ['GET', 'PUT'], ttl_ms: 60000 } });
@@ -93,11 +93,27 @@ describe('redaction over a WebSocket session (behaviour.md §13.4)', () => {
     const c = t.client('sec');
     await c.exec('main', '/set $TOKEN = "s3cret-token-4711"');
     await c.exec('main', '/set {v} = "sess-value-77"');
+    // The values used in later commands: shown by their names, in messages, tickets and `recent`.
+    await c.exec('main', '/exec echo s3cret-token-4711');
+    await c.exec('main', '/exec echo sess-value-77');
     await c.exec('main', '/write ~/note.txt\nbody-secret-88\nsecond body line');
     const hook = await fetch(rotated.body.webhook_url, { method: 'POST', body: 'event-text-99' });
     expect(hook.status).toBe(202);
     await c.exec('main', '/events');
     await c.exec('main', '/webhook');
+    // A running and a waiting command that hold them, caught by the snapshots.
+    await c.exec('slow', '/set {w} = "slow-sess-55"');
+    const running = c.exec('slow', '/exec sleep 2; echo s3cret-token-4711 slow-sess-55');
+    await s.until((m) => m.type === 'command' && m.phase === 'started' && m.topic === 'slow' && m.ticket === 't2', 'slow started');
+    const waiting = c.exec('slow', '/exec echo s3cret-token-4711 queued');
+    await s.until((m) => m.type === 'command' && m.phase === 'queued' && m.topic === 'slow', 'slow queued');
+    const busy = await call(t.base, 'GET', '/inspect/state');
+    const busyPage = await inspector();
+    await running;
+    await waiting;
+    const slow = busy.body.agents.find((a: { agent_id: string }) => a.agent_id === 'sec').topics.find((x: { topic: string }) => x.topic === 'slow');
+    expect(slow.running.cmd).toBe('/exec sleep 2; echo ${env:TOKEN} {w}');
+    expect(slow.waiting.map((w: { cmd: string }) => w.cmd)).toEqual(['/exec echo ${env:TOKEN} queued']);
     // A second page opened afterwards: its snapshot covers the state these left behind.
     const later = await inspector();
     const state = await call(t.base, 'GET', '/inspect/state');
@@ -106,15 +122,18 @@ describe('redaction over a WebSocket session (behaviour.md §13.4)', () => {
     await s.until((m) => m.type === 'actor' && m.actor === `cap:${minted.body.token_id}` && m.event === 'stopped', 'capability stopped');
 
     const tokenOf = (url: string) => url.slice(url.lastIndexOf('/') + 1);
-    const everything = [...s.raw, ...later.raw, JSON.stringify(state.body)];
+    const everything = [...s.raw, ...later.raw, ...busyPage.raw, JSON.stringify(state.body), JSON.stringify(busy.body)];
     const secrets = [
       minted.body.secret, tokenOf(reg.body.webhook_url), tokenOf(rotated.body.webhook_url), '/webhook/',
-      's3cret', 'sess-value-77', 'body-secret-88', 'second body line', 'event-text-99',
+      's3cret', 'sess-value-77', 'slow-sess-55', 'body-secret-88', 'second body line', 'event-text-99',
     ];
     for (const text of everything) for (const secret of secrets) expect(text).not.toContain(secret);
     // The session itself was seen: masked first lines, the event counted, the capability listed.
-    const cmds = s.messages.filter((m) => m.type === 'command' && m.phase === 'finished' && m.agent_id === 'sec').map((m) => m.cmd);
-    expect(cmds).toEqual(['/set $TOKEN = "s3…"', '/set {v} = "se…"', '/write ~/note.txt', '/events', '/webhook']);
+    const shown = ['/set $TOKEN = "s3…"', '/set {v} = "se…"', '/exec echo ${env:TOKEN}', '/exec echo {v}', '/write ~/note.txt', '/events', '/webhook'];
+    const cmds = s.messages.filter((m) => m.type === 'command' && m.phase === 'finished' && m.agent_id === 'sec' && m.topic === 'main').map((m) => m.cmd);
+    expect(cmds).toEqual(shown);
+    const recent = state.body.agents.find((a: { agent_id: string }) => a.agent_id === 'sec').topics.find((x: { topic: string }) => x.topic === 'main').recent;
+    expect(recent.map((r: { cmd: string }) => r.cmd)).toEqual(shown);
     const sec = later.messages[0].agents.find((a: { agent_id: string }) => a.agent_id === 'sec');
     expect(sec.events).toEqual({ pending: 1, acked: 0, streams: 0 });
     expect(sec.capabilities.map((x: { token_id: string }) => x.token_id)).toContain(minted.body.token_id);
