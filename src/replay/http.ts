@@ -17,10 +17,14 @@ export class ExecTransport {
   }
 
   private post(agentId: string, body: string): Promise<{ status: number; text: string }> {
+    return this.send('POST', '/exec', body, { Accept: 'text/event-stream', 'X-Agent-Id': agentId });
+  }
+
+  private send(method: string, path: string, body: string | undefined, headers: Record<string, string>): Promise<{ status: number; text: string }> {
     return new Promise((resolve, reject) => {
       const req = request({
-        host: this.url.hostname, port: this.url.port, path: '/exec', method: 'POST', agent: this.agent,
-        headers: { 'Content-Type': 'application/json', Accept: 'text/event-stream', 'X-Agent-Id': agentId, 'Content-Length': Buffer.byteLength(body) },
+        host: this.url.hostname, port: this.url.port, path, method, agent: this.agent,
+        headers: { ...(body !== undefined ? { 'Content-Type': 'application/json', 'Content-Length': String(Buffer.byteLength(body)) } : {}), ...headers },
       }, (res) => {
         let text = '';
         res.setEncoding('utf8');
@@ -32,6 +36,17 @@ export class ExecTransport {
       req.on('error', (err) => reject(new DaemonUnreachable(`cannot reach ${this.url.origin}: ${err.message}`)));
       req.end(body);
     });
+  }
+
+  /**
+   * A JSON request (GET /health, POST /agents) on the same sockets: the replay then never loads
+   * fetch's HTTP stack (undici, ~50 ms of a replay's start here) unless a trace has MCP or webhook steps.
+   */
+  async json(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
+    const r = await this.send(method, path, body === undefined ? undefined : JSON.stringify(body), {});
+    let parsed: unknown = {};
+    try { parsed = r.text ? JSON.parse(r.text) : {}; } catch { parsed = { error: r.text }; }
+    return { status: r.status, body: typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {} };
   }
 
   /** One command (spec §4.7): the SSE answer read whole, or the error body of a refusal. */

@@ -35,14 +35,14 @@ function target(url: string, opts: ReplayOptions, trace: Trace, env: ReplayIo['e
   const names = [...new Set(traceTexts(trace).flatMap(envRefs))];
   const secrets = names.flatMap((n): Secret[] => { const v = lookup(n); return v === undefined ? [] : [[n, v]]; });
   const homes = new Map<string, Promise<string>>();
-  const client = new LoomClient(url);
+  const http = new ExecTransport(url);
   return {
-    url, port: Number(new URL(url).port || 80), lookup, secrets, ids: new Map(), http: new ExecTransport(url),
+    url, port: Number(new URL(url).port || 80), lookup, secrets, ids: new Map(), http,
     agentHome(agentId) {
       let home = homes.get(agentId);
       if (!home) {
         // behaviour.md §14.3: agents are registered if missing; POST /agents without a home changes nothing of an existing one.
-        home = client.registerAgent({ agent_id: agentId }).then((r) => {
+        home = http.json('POST', '/agents', { agent_id: agentId }).then((r) => {
           if (typeof r.body.home !== 'string') throw new NotSent(`POST /agents for ${agentId} answered ${r.status}: ${String(r.body.error ?? '')}`);
           return r.body.home;
         });
@@ -75,7 +75,12 @@ async function connect(opts: ReplayOptions): Promise<{ url: string; daemon?: Fre
     const daemon = await startFreshDaemon();
     return { url: daemon.url, daemon };
   }
-  await new LoomClient(opts.against).health();
+  const probe = new ExecTransport(opts.against);
+  try {
+    await probe.json('GET', '/health');
+  } finally {
+    probe.close();
+  }
   return { url: opts.against };
 }
 

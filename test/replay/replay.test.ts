@@ -130,6 +130,18 @@ describe('loom replay (behaviour.md §14.3)', () => {
     expect(sessions.map((s) => s.topic)).toEqual(['main']);
   });
 
+  it('--against with /exec steps only: the replay never loads fetch\'s HTTP stack (undici, ~50 ms of its start)', async () => {
+    const script = join(dir, 'exec-only.jsonl');
+    writeFileSync(script, ['{"kind":"exec","agent_id":"leo","topic":"main","cmd":"/help"}', '{"kind":"exec","agent_id":"leo","topic":"main","cmd":"/info"}'].join('\n') + '\n');
+    const out = join(dir, 'loaded.txt');
+    const preload = join(dir, 'record-builtins.cjs');
+    writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(out)}, process.moduleLoadList.filter((m) => m.includes('undici')).join('\\n')));\n`);
+    const r = await replay([script, '--against', d.base], { NODE_OPTIONS: `--require=${preload}` });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('2 steps: 0 matched, 0 differed, 2 not compared');
+    expect(readFileSync(out, 'utf8')).toBe('');
+  });
+
   it('a hand-written file without expect is a script: it runs, nothing is compared', async () => {
     const script = join(dir, 'script.jsonl');
     writeFileSync(script, '{"kind":"exec","cmd":"/write ~/s.md\\nfrom a script"}\n{"kind":"exec","cmd":"/open ~/s.md"}\n');
