@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
+import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LoomClient } from '../../src/client/index.js';
@@ -139,7 +140,11 @@ describe('loom replay (behaviour.md §14.3)', () => {
     const r = await replay([script, '--against', d.base], { NODE_OPTIONS: `--require=${preload}` });
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('2 steps: 0 matched, 0 differed, 2 not compared');
-    expect(readFileSync(out, 'utf8')).toBe('');
+    // Node 24 loads undici for any ES import of node:http (its namespace reads every lazy export):
+    // there the replay cannot avoid it, and the check says nothing.
+    const probe = spawnSync(process.execPath, ['--input-type=module', '-e', "import 'node:http'; process.stdout.write(String(process.moduleLoadList.some((m) => m.includes('undici'))))"], { encoding: 'utf8' });
+    if (probe.stdout === 'false') expect(readFileSync(out, 'utf8')).toBe('');
+    else expect(probe.stdout).toBe('true');
   });
 
   it('a hand-written file without expect is a script: it runs, nothing is compared', async () => {
