@@ -34,6 +34,8 @@ function writePreload(): string {
     // Node 20: record the files Module._load resolves as well.
     "const Module = createRequire(import.meta.url)('node:module');",
     "const load0 = Module._load;",
+    // Node's own modules, on request (SIGUSR2): the test asks after the daemon has worked a while.
+    `process.on('SIGUSR2', () => __append(${JSON.stringify(loadLog)}, process.moduleLoadList.filter((m) => m.includes('undici')).map((m) => 'builtin:' + m + '\\n').join('') + 'builtins-listed\\n'));`,
     `Module._load = function (request, parent, isMain) { const m = load0.apply(this, arguments); try { const f = Module._resolveFilename(request, parent, isMain); if (f.includes('/node_modules/') || f.endsWith('.node')) __append(${JSON.stringify(loadLog)}, 'cjs:' + f + '\\n'); } catch {} return m; };`,
     `register(${JSON.stringify(pathToFileURL(hooks).href)}, { data: { log: ${JSON.stringify(loadLog)} } });`,
   ].join('\n'));
@@ -73,6 +75,14 @@ describe('daemon footprint (modules loaded on first use)', () => {
     // (a native addon) waits for a bash topic or /describe.
     expect(urls).not.toMatch(/node_modules\/iconv-lite\/encodings\//);
     expect(urls).not.toMatch(/node-pty/);
+  });
+
+  it('when commands have run, then fetch\'s HTTP stack (undici) has not been loaded (Node 22 and 24 load it for an ES import of node:http)', async () => {
+    expect(await exec('/info')).toContain('event: done');
+    d.proc.kill('SIGUSR2');
+    for (let i = 0; i < 50 && !loaded().includes('builtins-listed'); i++) await new Promise((r) => setTimeout(r, 20));
+    expect(loaded()).toContain('builtins-listed');
+    expect(loaded()).not.toMatch(/builtin:.*undici/);
   });
 
   it('when /describe is asked, then node-pty loads to answer whether bash topics get a PTY', async () => {
