@@ -81,6 +81,8 @@ export class TraceRecording {
   /** Every secret value seen while recording (value → name): values only ever join. */
   private readonly secrets = new Map<string, string>();
   private seq = 0;
+  /** Whether the file-step budget already left a file out (warned once). */
+  private budgetWarned = false;
   private stoppedAt: number | null = null;
 
   constructor(
@@ -135,8 +137,10 @@ export class TraceRecording {
       if (content === undefined) continue;
       const bytes = Buffer.byteLength(content);
       if (!this.deps.fileBytes.take(bytes)) {
-        // Not added to `files`: a later command may still bring it once the buffer has drained.
-        this.deps.warn(`trace ${this.id}: ${f.path} left out: more than ${this.deps.fileBytes.limit} bytes of files wait to be written`);
+        // Not added to `files`: a later command may still bring it once the buffer has drained. Said
+        // once per recording: a command naming hundreds of files must not flood the log as well.
+        if (!this.budgetWarned) this.deps.warn(`trace ${this.id}: ${f.path} left out: more than ${this.deps.fileBytes.limit} bytes of files wait to be written`);
+        this.budgetWarned = true;
         continue;
       }
       this.files.add(key);

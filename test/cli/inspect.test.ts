@@ -22,6 +22,14 @@ afterAll(async () => {
 
 const env = () => ({ SVC_PORT: String(d.port), SVC_DATA_DIR: d.dataDir });
 
+/** Exit 0 and stdout one JSON document: the GET /inspect/state snapshot of this daemon. */
+function expectSnapshot(r: { code: number | null; stdout: string }): void {
+  expect(r.code).toBe(0);
+  const s = JSON.parse(r.stdout);
+  expect(Object.keys(s)).toEqual(['at', 'version', 'uptime_ms', 'agents']);
+  expect(s.agents.map((a: { agent_id: string }) => a.agent_id)).toEqual(['leo']);
+}
+
 describe('loom inspect (behaviour.md §13.6)', () => {
   it('prints the page URL of the daemon', async () => {
     const r = await runCli(['inspect'], env());
@@ -30,10 +38,7 @@ describe('loom inspect (behaviour.md §13.6)', () => {
 
   it('--json prints the snapshot of GET /inspect/state', async () => {
     const r = await runCli(['inspect', '--json'], env());
-    expect(r.code).toBe(0);
-    const s = JSON.parse(r.stdout);
-    expect(Object.keys(s)).toEqual(['at', 'version', 'uptime_ms', 'agents']);
-    expect(s.agents.map((a: { agent_id: string }) => a.agent_id)).toEqual(['leo']);
+    expectSnapshot(r);
   });
 
   it('when no daemon answers, then exit 3 with the way out', async () => {
@@ -54,10 +59,7 @@ describe('loom top without a terminal', () => {
 
   it('with --json, prints exactly one JSON document: the snapshot top would draw', async () => {
     const r = await runCli(['--json', 'top'], env());
-    expect(r.code).toBe(0);
-    const s = JSON.parse(r.stdout);
-    expect(Object.keys(s)).toEqual(['at', 'version', 'uptime_ms', 'agents']);
-    expect(s.agents.map((a: { agent_id: string }) => a.agent_id)).toEqual(['leo']);
+    expectSnapshot(r);
   });
 });
 

@@ -65,15 +65,16 @@ describe('the recorder reads only what the commands may read', () => {
 describe('file steps waiting to be written have a budget', () => {
   it('when a command names more file bytes than the budget, then the rest is left out with a warning and the budget comes back', async () => {
     const home = tempDir('loom-budget-');
-    for (const n of ['a', 'b', 'c']) writeFileSync(join(home, `${n}.txt`), n.repeat(600));
+    for (const n of ['a', 'b', 'c', 'd']) writeFileSync(join(home, `${n}.txt`), n.repeat(600));
     const warnings: string[] = [];
     const budget = new FileStepBudget(1500);
     const rec = new TraceRecording('trc_budget', { agentId: null, topic: null, note: null, startedAt: 0 }, {
       home: () => home, openDocument: () => undefined, env: () => [], port: () => 1, version: 't', now: () => 1, warn: (m) => warnings.push(m), fileBytes: budget,
     }, { path: join(tempDir('loom-budget-out-'), 't.jsonl'), truncate: true });
-    const ticket = { id: 't1', cmd: '/exec cat ~/a.txt ~/b.txt ~/c.txt', requestId: null, via: 'exec' as const, queuedAt: 1, startedAt: 1 };
+    const ticket = { id: 't1', cmd: '/exec cat ~/a.txt ~/b.txt ~/c.txt ~/d.txt', requestId: null, via: 'exec' as const, queuedAt: 1, startedAt: 1 };
     const started = { type: 'command.started', agentId: 'leo', topic: 'main', ticket, at: 1 } as unknown as CommandEvent;
     rec.onStarted(started);
+    // c and d are both left out; it is said once.
     expect(warnings).toEqual(['trace trc_budget: ~/c.txt left out: more than 1500 bytes of files wait to be written']);
     expect(budget.take(301)).toBe(false);
     await rec.stop();
