@@ -45,17 +45,18 @@ export type RequestLogOption = false | { echo?: (entry: RequestLogEntry) => void
  */
 export async function compose(config: DaemonConfig, opts: { clock?: Clock; memory?: boolean; onShutdown?: () => void; queue?: { max: number; waitMs: number }; requestLog?: RequestLogOption } = {}): Promise<Composition> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
-  // Temp files of writes a crash interrupted (issue 12, defect 10), before anything is written.
-  removeLeftoverTemps(config.dataDir);
+  const wire = WIRES[config.wire];
+  // Temp files of writes a crash interrupted (issue 12, defect 10), before anything is written; the
+  // same scan says which agents have a state folder, so start-up probes skip the rest.
+  const { stateFolders } = removeLeftoverTemps(config.dataDir, wire.stateRoot);
   let port = config.port;
   const clock = opts.clock ?? systemClock;
   const info: DaemonInfo = { version: VERSION, role: config.role, label: config.label, wire: config.wire, startedAt: clock.now(), port: () => port, dataDir: config.dataDir };
-  const wire = WIRES[config.wire];
-  const agents = opts.memory ? LowAgentStore.memory() : await LowAgentStore.open(config.dataDir, wire.registryFile, wire.listField);
+  const agents = opts.memory ? LowAgentStore.memory() : await LowAgentStore.open(config.dataDir, wire.registryFile, wire.listField, stateFolders);
   const registry = buildRegistry(wire);
   const env = new FileEnvStore(config.dataDir, wire.stateRoot);
   const system = new LoomSystem({ info, clock, agents, env, packages: new EmptyPackageRegistry(), registry, queue: opts.queue });
-  const { routes, fastPaths, upgrades } = await installFeatures({ system, info, clock, agents, allowedOrigins: config.allowedOrigins, githubApi: config.githubApi, recordTo: config.record }, wire);
+  const { routes, fastPaths, upgrades } = await installFeatures({ system, info, clock, agents, stateFolders, allowedOrigins: config.allowedOrigins, githubApi: config.githubApi, recordTo: config.record }, wire);
   // POST /exec, the hot path, is answered before Express like the /fs plane (http/routes/exec.ts).
   const ctx: AppContext = { system, wire, allowedOrigins: config.allowedOrigins, onShutdown: opts.onShutdown ?? (() => undefined), fastPaths: [execFastPath(system, wire, config.allowedOrigins), ...fastPaths], upgrades };
   const app = createApp(ctx, routes);

@@ -1,4 +1,4 @@
-import { mkdirSync, realpathSync, statSync } from 'node:fs';
+import { lstatSync, mkdirSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { LoomError } from '../domain/errors.js';
 import { isInside, pathProblemText, pathShapeProblem, realpathPrefix } from './workspace.js';
@@ -25,6 +25,16 @@ export interface AgentRoots {
   defaultHomes?: boolean;
   /** The data directory's real path, when the caller checks many records at once (the registry at start-up). */
   dataReal?: string;
+  /**
+   * The registry at start-up, when the data directory's listing showed `<data>/agents` and
+   * `<data>/agents/<id>` as real folders (not links): a stored home that is, as written, the
+   * agent's own default home `<data>/agents/<id>/home` is checked by one lstat of the home instead
+   * of a full realpath (realpath(3) reads every segment's link from the root, and that was a sixth
+   * of a 1,000-agent cold start, issue 13). When the home is no link either, its real path is the
+   * data directory's own plus those segments, which the policy allows; a link falls back to the
+   * full check.
+   */
+  storedDefaultHome?: boolean;
 }
 
 /** Refuse unusable or data-directory-overlapping roots: 400 `Invalid home` / `Invalid allowed_paths`. */
@@ -49,6 +59,15 @@ function checkRoot(r: AgentRoots, raw: string, error: string): void {
   const refuse = (message: string): never => { throw new LoomError(400, error, { message }); };
   const shape = pathShapeProblem(abs);
   if (shape) refuse(pathProblemText(shape, abs));
+  if (error === 'Invalid home' && r.storedDefaultHome === true && r.defaultHomes !== false && abs === resolve(r.dataDir, 'agents', r.agentId, 'home')) {
+    const plain = unlinkedDefaultHome(abs);
+    if (plain === 'folder') return;
+    if (plain === 'missing') {
+      const blocker = nonDirectoryAncestor(abs);
+      if (blocker) refuse(`${blocker} is not a directory`);
+      return;
+    }
+  }
   let real = '';
   try {
     real = realpathPrefix(abs);
@@ -65,6 +84,17 @@ function checkRoot(r: AgentRoots, raw: string, error: string): void {
     const blocker = nonDirectoryAncestor(abs);
     if (blocker) refuse(`${blocker} is not a directory`);
   }
+}
+
+/**
+ * How a default home whose parents are known to be real folders stands, by one lstat: `folder`,
+ * `missing` (absent or not a folder: the file-in-the-way check decides) or `link` (the full check
+ * decides).
+ */
+function unlinkedDefaultHome(home: string): 'folder' | 'missing' | 'link' {
+  const st = lstatSync(home, { throwIfNoEntry: false });
+  if (st?.isSymbolicLink()) return 'link';
+  return st?.isDirectory() ? 'folder' : 'missing';
 }
 
 /** The nearest existing path at or above `abs` when it is not a folder (a file in the way), else null. */

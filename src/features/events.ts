@@ -13,10 +13,12 @@ import type { Feature } from './types.js';
  * Issue 4: local webhooks, the durable event inbox, the event stream and the event commands
  * (spec §2 Event and Local webhook, §3, §4.4, §4.5, §4.10, §6; behaviour.md §2.10, §2.12, §9.7, §9.8).
  */
-export const eventsFeature: Feature = async ({ system, agents, clock, info }) => {
+export const eventsFeature: Feature = async ({ system, agents, clock, info, stateFolders }) => {
   const inbox = new FileInbox(info.dataDir, clock);
-  // Rebuild every registered agent's index now (and compact its log when it needs it).
+  // Rebuild every registered agent's index now (and compact its log when it needs it); an agent
+  // without a state folder has no log, and its inbox is made on first use.
   for (const a of agents.list()) {
+    if (!stateFolders.has(a.id)) continue;
     const r = await inbox.load(a.id);
     if (r.skipped > 0) process.emitWarning(`event inbox of ${a.id}: ${r.skipped} damaged line${r.skipped === 1 ? '' : 's'} moved to ${r.quarantine}`);
   }

@@ -17,13 +17,14 @@ const PARALLEL_FETCHES = 4;
  * recovery of interrupted commits. Registries are read at start-up so an unreadable one stops the
  * daemon (behaviour.md §1.1).
  */
-export const installFeature: Feature = ({ system, agents, clock, info, githubApi }) => {
+export const installFeature: Feature = ({ system, agents, clock, info, githubApi, stateFolders }) => {
   const store = new FilePackageStore(info.dataDir, WIRES[info.wire].stateRoot);
   const installs = new Installs(system, {
     store, env: system.services.env, clock, githubApi, userAgent: `loom/${info.version}`, parallel: PARALLEL_FETCHES,
   });
   for (const a of agents.list()) {
-    store.check(a.id);
+    // No state folder, no registry to read (it is made on first use).
+    if (stateFolders.has(a.id)) store.check(a.id);
     for (const line of installs.sweep(a.id, a.home)) process.emitWarning(`agent ${a.id}: ${line}`);
   }
   return {

@@ -5,6 +5,7 @@ import type { AgentStore, Clock } from '../domain/ports.js';
 import type { RouteModule } from '../http/app.js';
 import type { FastPath } from '../http/context.js';
 import type { UpgradeHandler } from '../http/upgrade.js';
+import type { StateFolders } from '../stores/leftovers.js';
 
 /** What a feature gets at start-up: the system facade and the daemon's settings and stores. */
 export interface FeatureHost {
@@ -12,6 +13,8 @@ export interface FeatureHost {
   info: DaemonInfo;
   clock: Clock;
   agents: AgentStore;
+  /** Which agents had a state folder at start-up (start-up reads skip the others). */
+  stateFolders: StateFolders;
   /** Origins accepted besides loopback (SVC_ALLOWED_ORIGINS, behaviour.md §9.2). */
   allowedOrigins: string[];
   /** `loom daemon --record <file>`: record every command from start-up into this file (behaviour.md §14.1). */

@@ -7,6 +7,7 @@ import { isAgentId } from '../domain/ids.js';
 import type { AgentRecord, AgentStore } from '../domain/ports.js';
 import { checkAgentRoots } from '../effects/homePolicy.js';
 import { AtomicJsonFile, RegistryReadError } from './jsonAdapter.js';
+import type { StateFolders } from './leftovers.js';
 
 /** The registry file: `{version: 1, <key>: {<id>: record}}` with key `agents` (or `users` on the user wire). */
 type RegistryKey = 'agents' | 'users';
@@ -19,7 +20,7 @@ const absolute = (v: unknown): v is string => typeof v === 'string' && isAbsolut
  * Why a stored record cannot be used, or null (issue 12, defect 8: a malformed record was accepted
  * and then every command of the agent failed). The home policy applies to stored homes too.
  */
-function recordProblem(key: string, r: unknown, dataDir: string, dataReal: string, registry: RegistryKey): string | null {
+function recordProblem(key: string, r: unknown, dataDir: string, dataReal: string, registry: RegistryKey, plainFolder: boolean): string | null {
   if (!isAgentId(key)) return `not a valid ${registry === 'agents' ? 'agent' : 'user'} id`;
   if (!isObject(r)) return 'not an object';
   if (r.id !== key) return `id must be "${key}"`;
@@ -29,7 +30,7 @@ function recordProblem(key: string, r: unknown, dataDir: string, dataReal: strin
   if (r.webhookToken !== undefined && (typeof r.webhookToken !== 'string' || !WEBHOOK_TOKEN_RE.test(r.webhookToken))) return 'webhookToken is malformed';
   try {
     // The user wire has no default homes (behaviour.md §11): no stored user home inside the data directory.
-    checkAgentRoots({ dataDir, dataReal, agentId: key, home: r.home, allowedPaths: r.allowedPaths as string[], defaultHomes: registry === 'agents' });
+    checkAgentRoots({ dataDir, dataReal, agentId: key, home: r.home, allowedPaths: r.allowedPaths as string[], defaultHomes: registry === 'agents', storedDefaultHome: plainFolder });
   } catch (err) {
     if (err instanceof LoomError) return err.detail ?? err.error;
     throw err;
@@ -53,8 +54,11 @@ export class LowAgentStore implements AgentStore {
     this.agents = new Map(Object.entries(records));
   }
 
-  /** Open the registry file; an unreadable file or a malformed record throws RegistryReadError (the daemon stops). */
-  static async open(dataDir: string, file = 'agents.json', key: RegistryKey = 'agents'): Promise<LowAgentStore> {
+  /**
+   * Open the registry file; an unreadable file or a malformed record throws RegistryReadError (the
+   * daemon stops). `layout` is the start-up listing of the data directory, when there is one.
+   */
+  static async open(dataDir: string, file = 'agents.json', key: RegistryKey = 'agents', layout?: Pick<StateFolders, 'plainAgentFolder'>): Promise<LowAgentStore> {
     const path = join(dataDir, file);
     const db = new Low<AgentsFile>(new AtomicJsonFile<AgentsFile>(path), { version: 1, [key]: {} });
     await db.read();
@@ -62,7 +66,7 @@ export class LowAgentStore implements AgentStore {
     if (!isObject(records)) throw new RegistryReadError(path, `"${key}" must be an object`);
     const dataReal = realpathSync.native(dataDir);
     for (const [id, r] of Object.entries(records)) {
-      const problem = recordProblem(id, r, dataDir, dataReal, key);
+      const problem = recordProblem(id, r, dataDir, dataReal, key, layout?.plainAgentFolder(id) === true);
       if (problem) throw new RegistryReadError(path, `${key === 'agents' ? 'agent' : 'user'} "${id}": ${problem}`);
     }
     return new LowAgentStore(db, key, records);

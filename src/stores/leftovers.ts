@@ -1,5 +1,4 @@
-import { readdirSync, unlinkSync } from 'node:fs';
-import { isAbsent } from '../effects/fileProbe.js';
+import { lstatSync, readdirSync, statSync, unlinkSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -12,16 +11,36 @@ import { join } from 'node:path';
 
 const TEMP_RE = /^\..+\.[0-9a-f]{8}\.tmp$/;
 
-function removeIn(dir: string): number {
-  let n = 0;
+/**
+ * Which agents had a state folder at start-up (`<data>/<root>/<id>/state`), learnt by the leftover
+ * scan that lists them anyway. The start-up probes for files in a state folder (inbox log,
+ * package registry) ask it first: most agents never get a state folder, and a probe per file
+ * per agent was a quarter of a 1,000-agent cold start (issue 13). Valid only until the first
+ * write, which the start-up order guarantees (nothing writes before the features are built).
+ */
+export interface StateFolders {
+  /** False when the agent's state folder did not exist (ENOENT) at start-up; true otherwise, also when it could not be read. */
+  has(agentId: string): boolean;
+  /**
+   * True when `<data>/agents` and `<data>/agents/<id>` are both real folders, not links (from the
+   * same listing): the registry's check of a default home then only needs to look at the home.
+   */
+  plainAgentFolder(agentId: string): boolean;
+}
+
+/** Remove leftovers in one folder; returns how many, or null when the folder does not exist. */
+function removeIn(dir: string): number | null {
   let names: string[];
   try {
-    if (isAbsent(dir)) return 0;
     names = readdirSync(dir);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return 0;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return null;
+    // A file where the folder should be: not ours to judge here; the state readers report it in one line.
+    if (code === 'ENOTDIR') return 0;
     throw err;
   }
+  let n = 0;
   for (const name of names) {
     if (!TEMP_RE.test(name)) continue;
     try {
@@ -35,15 +54,40 @@ function removeIn(dir: string): number {
   return n;
 }
 
-/** Remove leftover temp files from `<data>` and `<data>/agents/<id>/state`; returns how many. */
-export function removeLeftoverTemps(dataDir: string): number {
-  let n = removeIn(dataDir);
-  let agents: string[] = [];
+/** The entries under `<data>/<root>` (none when it does not exist). */
+function idsUnder(dataDir: string, root: string): Dirent[] {
   try {
-    agents = readdirSync(join(dataDir, 'agents'));
+    return readdirSync(join(dataDir, root), { withFileTypes: true });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    return [];
   }
-  for (const id of agents) n += removeIn(join(dataDir, 'agents', id, 'state'));
-  return n;
+}
+
+/**
+ * Remove leftover temp files from `<data>` and every `<data>/agents/<id>/state` (and
+ * `<data>/<stateRoot>/<id>/state` on a wire that keeps its state elsewhere); returns how many were
+ * removed and which of `stateRoot`'s ids have a state folder.
+ */
+export function removeLeftoverTemps(dataDir: string, stateRoot: 'agents' | 'users' = 'agents'): { removed: number; stateFolders: StateFolders } {
+  let removed = removeIn(dataDir) ?? 0;
+  const present = new Set<string>();
+  const plain = new Set<string>();
+  // readdir follows a link at `<data>/agents`; its entries count as plain only when it is none.
+  const agentsPlain = lstatSync(join(dataDir, 'agents'), { throwIfNoEntry: false })?.isDirectory() === true;
+  for (const root of stateRoot === 'agents' ? ['agents'] : ['agents', stateRoot]) {
+    for (const entry of idsUnder(dataDir, root)) {
+      const id = entry.name;
+      if (root === 'agents' && agentsPlain && entry.isDirectory()) plain.add(id);
+      const state = join(dataDir, root, id, 'state');
+      // In a folder, a missing state folder can only be ENOENT, learnt without building an exception
+      // (a failing readdir costs ~15 µs for its error object alone; most agents have no state folder).
+      if (entry.isDirectory() && statSync(state, { throwIfNoEntry: false }) === undefined) continue;
+      const n = removeIn(state);
+      if (n === null) continue;
+      removed += n;
+      if (root === stateRoot) present.add(id);
+    }
+  }
+  return { removed, stateFolders: { has: (id) => present.has(id), plainAgentFolder: (id) => plain.has(id) } };
 }

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLI, freePort, tempDir } from '../helpers/daemon.js';
 import { Daemons, exec, json } from './support.js';
@@ -101,6 +101,40 @@ describe('defect 8: damaged files at start-up', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toBe(`loom: cannot read ${join(dir, 'agents.json')}: ${message}\n`);
     expect(readFileSync(join(dir, 'agents.json'), 'utf8')).toBe(text);
+  });
+
+  it('when an agent\'s default home, stored as written, was replaced by a link to the data directory, then the daemon still refuses to start', async () => {
+    // The start-up check of a default home skips realpath only while no segment below the data directory is a link.
+    const dir = tempDir();
+    const home = join(dir, 'agents', 'leo', 'home');
+    mkdirSync(join(dir, 'agents', 'leo'), { recursive: true });
+    symlinkSync(dir, home);
+    writeFileSync(join(dir, 'agents.json'), registry({ leo: AGENT('leo', { home }) }));
+    const r = await runToExit(dir);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`loom: cannot read ${join(dir, 'agents.json')}: agent "leo": ${home} is the Loom data directory\n`);
+  });
+
+  it('when the agent\'s folder above its default home is a link to the data directory, then the daemon refuses to start', async () => {
+    const dir = tempDir();
+    mkdirSync(join(dir, 'agents'), { recursive: true });
+    symlinkSync(dir, join(dir, 'agents', 'leo'));
+    const home = join(dir, 'agents', 'leo', 'home');
+    writeFileSync(join(dir, 'agents.json'), registry({ leo: AGENT('leo', { home }) }));
+    const r = await runToExit(dir);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`loom: cannot read ${join(dir, 'agents.json')}: agent "leo": ${home} is inside the Loom data directory ${dir}\n`);
+  });
+
+  it('when an agent\'s default home is a file, then the daemon refuses to start and names it', async () => {
+    const dir = tempDir();
+    const home = join(dir, 'agents', 'leo', 'home');
+    mkdirSync(join(dir, 'agents', 'leo'), { recursive: true });
+    writeFileSync(home, 'not a folder');
+    writeFileSync(join(dir, 'agents.json'), registry({ leo: AGENT('leo', { home }) }));
+    const r = await runToExit(dir);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe(`loom: cannot read ${join(dir, 'agents.json')}: agent "leo": ${home} is not a directory\n`);
   });
 
   it('when a stored home overlaps the data directory, then the daemon refuses to start (it would expose the tokens)', async () => {
