@@ -1,5 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
-import { isAbsent } from '../fileProbe.js';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
@@ -126,7 +125,9 @@ export function sweepPackages(home: string, registry: { installHex(name: string)
   const root = packagesDir(home);
   let names: string[];
   try {
-    if (isAbsent(root)) return [];
+    // Missing and "not a folder above it" end the same way here, so a plain probe will do: isAbsent
+    // tells them apart by walking up on Node 22 and 24, a second call per agent at every start.
+    if (statSync(root, { throwIfNoEntry: false }) === undefined) return [];
     names = readdirSync(root);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT' || (err as NodeJS.ErrnoException).code === 'ENOTDIR') return [];
