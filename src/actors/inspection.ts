@@ -7,8 +7,10 @@ import type { CommandEvent } from '../domain/ticket.js';
 import { topicSystemId } from '../machines/agent.js';
 import { CommandSecrets } from './commandSecrets.js';
 import type { DaemonActor } from './tree.js';
-import { describeActor, InspectionSerialiser, type InspectorMessage, type LiveActor } from './inspectionMessages.js';
+import { describeActor, type LiveActor } from './inspectionMessages.js';
+import { InspectionSerialiser } from './inspectionSerialiser.js';
 import { RecentCommands } from './recentCommands.js';
+import { observeSnapshots } from './snapshotTap.js';
 
 export type { InspectorMessage, LiveActor } from './inspectionMessages.js';
 
@@ -115,17 +117,26 @@ export class Inspection {
 
   /**
    * The live feed of behaviour.md §13.3: actor created/stopped, transitions and commands, redacted
-   * (§13.4). Returns the unsubscribe function.
+   * (§13.4), each message as its JSON text (one element of a frame's array). Only snapshot events
+   * are read, through the snapshot tap (snapshotTap.ts: no copy of every inspection event).
+   * Returns the unsubscribe function.
    */
-  feed(send: (msg: InspectorMessage) => void, clock: { now(): number }): () => void {
+  feed(send: (json: string) => void, clock: { now(): number }): () => void {
     const serialiser = new InspectionSerialiser(clock, (ev) => this.masksFor(ev.agentId, topicSystemId(ev.agentId, ev.topic)));
     serialiser.seed(Object.values(this.root.system.getAll() as Record<string, AnyActorRef>));
-    const offInspect = this.observe((ev) => {
-      for (const msg of serialiser.fromInspection(ev)) send(msg);
+    let warned = false;
+    const offSnapshots = observeSnapshots(this.root.system, (ev) => {
+      try {
+        serialiser.fromSnapshot(ev, send);
+      } catch (err) {
+        // The feed must never break the actor it watches (XState calls it inside the actor's step); say so once.
+        if (!warned) process.emitWarning(`inspection observer failed: ${errorMessage(err)}`);
+        warned = true;
+      }
     });
     const offCommands = this.observeCommands((ev) => send(serialiser.fromCommand(ev)));
     return () => {
-      offInspect();
+      offSnapshots();
       offCommands();
     };
   }

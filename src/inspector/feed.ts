@@ -1,4 +1,4 @@
-import type { Inspection, InspectorMessage } from '../actors/inspection.js';
+import type { Inspection } from '../actors/inspection.js';
 import type { InspectionSnapshot } from '../actors/inspectionSnapshot.js';
 import type { Clock } from '../domain/ports.js';
 
@@ -39,8 +39,8 @@ export const SLOW_CLIENT_CODE = 1013;
 export class InspectorFeed {
   private readonly clients = new Set<FeedClient>();
   private unsubscribe: (() => void) | null = null;
-  /** Messages of the frame being gathered, and its timer. */
-  private pending: InspectorMessage[] = [];
+  /** JSON texts of the messages of the frame being gathered, and its timer. */
+  private pending: string[] = [];
   private timer: unknown = null;
 
   constructor(
@@ -79,8 +79,8 @@ export class InspectorFeed {
     }
   }
 
-  private gather(msg: InspectorMessage): void {
-    this.pending.push(msg);
+  private gather(json: string): void {
+    this.pending.push(json);
     this.timer ??= this.clock.setTimeout(() => this.flush(), FRAME_MS);
   }
 
@@ -89,7 +89,8 @@ export class InspectorFeed {
     if (this.timer !== null) this.clock.clearTimeout(this.timer);
     this.timer = null;
     if (this.pending.length === 0) return;
-    const text = JSON.stringify(this.pending);
+    // The messages are JSON already: the frame is their array, as JSON.stringify would write it.
+    const text = `[${this.pending.join(',')}]`;
     this.pending = [];
     for (const c of this.clients) this.deliver(c, text);
   }

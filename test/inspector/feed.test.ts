@@ -19,9 +19,10 @@ class FakeClient implements FeedClient {
 function fakeSource() {
   const state = { subscribed: 0, unsubscribed: 0, emit: (_m: InspectorMessage) => {} };
   const inspection = {
-    feed(send: (m: InspectorMessage) => void) {
+    // The feed hands over each message as its JSON text.
+    feed(send: (json: string) => void) {
       state.subscribed++;
-      state.emit = send;
+      state.emit = (m) => send(JSON.stringify(m));
       return () => { state.unsubscribed++; state.emit = () => {}; };
     },
   } as unknown as Inspection;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { InspectionSerialiser, iso } from '../../src/actors/inspectionMessages.js';
+import { iso } from '../../src/actors/inspectionMessages.js';
+import { InspectionSerialiser } from '../../src/actors/inspectionSerialiser.js';
 import { compileMasks, envMask, sessionMask, type ValueMasks } from '../../src/domain/redact.js';
 import type { CommandEvent } from '../../src/domain/ticket.js';
 
@@ -24,12 +25,13 @@ describe('command messages', () => {
   it('each phase carries the redacted first line (the value masked, the body never) and its own fields', () => {
     const s = new InspectionSerialiser({ now: () => 2000 });
     const at = new Date(2000).toISOString();
-    const base = { type: 'command', agent_id: 'ann', topic: 'main', ticket: 't1', cmd: '/set $TOKEN = "s3…"', via: 'exec', at };
-    expect(s.fromCommand(ev('command.queued'))).toEqual({ ...base, phase: 'queued' });
-    expect(s.fromCommand(ev('command.started'))).toEqual({ ...base, phase: 'started' });
-    expect(s.fromCommand(ev('command.finished', { result: { ok: true, code: null } }))).toEqual({ ...base, phase: 'finished', ok: true, code: null, duration_ms: 500 });
-    expect(s.fromCommand(ev('command.refused', { reason: 'QUEUE_FULL' }))).toEqual({ ...base, phase: 'refused', ok: false, code: 'QUEUE_FULL' });
-    expect(JSON.stringify(s.fromCommand(ev('command.started')))).not.toMatch(/s3cret|body line/);
+    const fields = { agent_id: 'ann', topic: 'main', ticket: 't1', cmd: '/set $TOKEN = "s3…"', via: 'exec', at };
+    // The JSON text, keys in this order (what the page receives).
+    expect(s.fromCommand(ev('command.queued'))).toBe(JSON.stringify({ type: 'command', phase: 'queued', ...fields }));
+    expect(s.fromCommand(ev('command.started'))).toBe(JSON.stringify({ type: 'command', phase: 'started', ...fields }));
+    expect(s.fromCommand(ev('command.finished', { result: { ok: true, code: null } }))).toBe(JSON.stringify({ type: 'command', phase: 'finished', ...fields, ok: true, code: null, duration_ms: 500 }));
+    expect(s.fromCommand(ev('command.refused', { reason: 'QUEUE_FULL' }))).toBe(JSON.stringify({ type: 'command', phase: 'refused', ...fields, ok: false, code: 'QUEUE_FULL' }));
+    expect(s.fromCommand(ev('command.started'))).not.toMatch(/s3cret|body line/);
   });
 });
 
@@ -41,7 +43,7 @@ describe('command messages keep env-store and session values out (behaviour.md �
     let masks: ValueMasks | null = compileMasks([['s3cret-value-123', envMask('TOKEN')]]);
     const asked: string[] = [];
     const s = new InspectionSerialiser({ now: () => 2000 }, (e) => { asked.push(`${e.agentId}/${e.topic}`); return masks; });
-    const cmdOf = (type: string) => (s.fromCommand(ev(type)) as { cmd: string }).cmd;
+    const cmdOf = (type: string) => (JSON.parse(s.fromCommand(ev(type))) as { cmd: string }).cmd;
     expect(cmdOf('command.queued')).toBe('/exec echo ${env:TOKEN} sess-value-77');
     expect(cmdOf('command.started')).toBe('/exec echo ${env:TOKEN} sess-value-77');
     expect(asked).toEqual(['ann/main', 'ann/main']);

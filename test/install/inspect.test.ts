@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { InspectorMessage } from '../../src/actors/inspection.js';
+import { expectSameBytes, recordBothForms } from '../helpers/objectSerialiser.js';
 import { installBench, manifest, send, startFileServer, type FileServer, type InstallBench } from './support.js';
 
 /**
@@ -28,7 +29,9 @@ describe('install actors in the inspection feed and registry', () => {
     });
     srv.routes.set('/m.json', send(manifest([{ path: 'string.md', content: '# Inspected\n' }, { path: 'part.bin', url: srv.url('/part.bin') }])));
     const msgs: InspectorMessage[] = [];
-    const off = b.t.c.system.inspection.feed((m) => msgs.push(m), { now: () => Date.now() });
+    const off = b.t.c.system.inspection.feed((m) => msgs.push(JSON.parse(m) as InspectorMessage), { now: () => Date.now() });
+    // Beside it, the frames a page gets, against the object form (serialiserForm.test.ts): install progress included.
+    const both = recordBothForms(b.t.c.system);
     const pending = b.t.client('leo').exec('main', `/install ${srv.url('/m.json')} --as inspected`);
     const live = () => b.t.c.system.inspection.liveActors(Date.now()).filter((a) => a.machine === 'install');
     while (!live().some((a) => (a.detail.bytes as number) > 0)) await new Promise((r) => setTimeout(r, 10));
@@ -39,6 +42,7 @@ describe('install actors in the inspection feed and registry', () => {
     finish();
     expect((await pending).head?.ok).toBe(true);
     off();
+    expect(expectSameBytes(both.stop())).toContain('install:');
     const mine = msgs.filter((m) => 'actor' in m && m.actor === actor.actor);
     expect(mine[0]).toMatchObject({ type: 'actor', event: 'created', machine: 'install' });
     expect(mine.find((m) => m.type === 'transition')).toMatchObject({ from: 'staging', to: 'installed', event: 'install.written' });

@@ -1,0 +1,175 @@
+import type { AnyActorRef } from 'xstate';
+import { redactCommand, type ValueMasks } from '../domain/redact.js';
+import type { CommandEvent } from '../domain/ticket.js';
+import { detailOf, iso, machineOf, type InspectorMessage, type Snap } from './inspectionMessages.js';
+import type { SnapshotEvent } from './snapshotTap.js';
+
+/** JSON.stringify, typed as what it returns (undefined for undefined, functions, symbols). */
+const jsonOf = JSON.stringify as (value: unknown) => string | undefined;
+
+/**
+ * `,"name":<value as JSON>`, or nothing when the value has no JSON (undefined: JSON.stringify leaves
+ * the key out too). Booleans and finite numbers are written by String, which gives the same text
+ * (JSON.stringify would be a runtime call for each of the finished message's three values).
+ */
+function member(name: string, value: unknown): string {
+  const json = typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value)) ? String(value) : jsonOf(value);
+  return json === undefined ? '' : `,"${name}":${json}`;
+}
+
+/** What the serialiser remembers of an actor: its last state (and that state's JSON, once made) and children. */
+interface Seen {
+  value: unknown;
+  /** JSON of `value`, made when a transition needed it (the next transition's `from`). */
+  valueJson: string | undefined;
+  children: Record<string, AnyActorRef>;
+  /** Key of the last install progress sent. */
+  progress: string | undefined;
+  /** `{"type":"transition","actor":…,"machine":…`, made at the actor's first transition. */
+  transitionHead: string | undefined;
+}
+
+/** A ticket's part of its command messages: `"agent_id":…,"topic":…,"ticket":…,"cmd":…,"via":…`, and the masks it was redacted with. */
+interface Shown {
+  fields: string;
+  masksId: number;
+}
+
+/** The `{"type":"command","phase":…,` opening of each phase. */
+const COMMAND_HEAD: Record<CommandEvent['type'], string> = {
+  'command.queued': '{"type":"command","phase":"queued",',
+  'command.started': '{"type":"command","phase":"started",',
+  'command.refused': '{"type":"command","phase":"refused",',
+  'command.finished': '{"type":"command","phase":"finished",',
+};
+
+/**
+ * The one serialiser of the inspector (behaviour.md §13.3–13.4): every live message that leaves the
+ * daemon is made here, as the JSON text of an {@link InspectorMessage}, from what may be shown.
+ *
+ * Why text and not objects: while a page watches, every command makes two transitions and two or
+ * three command messages. Built as objects they were walked again by JSON.stringify at frame time;
+ * here they are written once from pieces kept escaped per actor (its id and machine) and per ticket
+ * (agent, topic, ticket, cmd, via), so a message costs a few concatenations and the JSON.stringify
+ * of its variable parts (each variable string goes through JSON.stringify: escaping is never by
+ * hand). The rarer messages (actor created/stopped, install progress) stay objects, stringified.
+ * test/inspector/serialiserForm.test.ts holds the text to the object form, byte for byte.
+ *
+ * It turns snapshot events and topic `command.*` events into §13.3 messages, remembering each
+ * actor's last state and children.
+ */
+export class InspectionSerialiser {
+  private readonly last = new WeakMap<AnyActorRef, Seen>();
+  /** A ticket's shown fields, made once for its two or three messages (again if the masks changed). */
+  private readonly shown = new WeakMap<CommandEvent['ticket'], Shown>();
+
+  /** `masksOf` gives the masks of a command's agent and topic (behaviour.md §13.4); none: `/set` masking only. */
+  constructor(private readonly clock: { now(): number }, private readonly masksOf: (ev: CommandEvent) => ValueMasks | null = () => null) {}
+
+  /**
+   * Remember the current state and children of actors that existed before the feed started (and of
+   * their children that have no system id, capability shelves, which the registry does not list).
+   */
+  seed(refs: AnyActorRef[]): void {
+    for (const ref of refs) {
+      const snap = ref.getSnapshot() as Snap;
+      const children = snap.children ?? {};
+      this.last.set(ref, { value: snap.value, valueJson: undefined, children, progress: undefined, transitionHead: undefined });
+      const unlisted = Object.values(children).filter((c) => !(c as { systemId?: string }).systemId);
+      if (unlisted.length > 0) this.seed(unlisted);
+    }
+  }
+
+  /** The messages (JSON texts, in order) of one `@xstate.snapshot` event, passed to `send`; most make none. */
+  fromSnapshot(ev: SnapshotEvent, send: (json: string) => void): void {
+    const ref = ev.actorRef as AnyActorRef;
+    const machine = machineOf(ref);
+    if (!machine) return;
+    const systemId = (ref as { systemId?: string }).systemId;
+    const snap = ev.snapshot as Snap;
+    const value = snap.value;
+    const children = snap.children ?? {};
+    const seen = this.last.get(ref);
+    // JSON of `value`, when made (kept while the value stays: the next transition's `from`).
+    let valueJson = seen && seen.value === value ? seen.valueJson : undefined;
+    let at: string | undefined;
+    // An actor without a system id (a capability shelf) has no messages of its own, but its
+    // children's stops are read from its snapshot like any parent's.
+    if (systemId && ev.event.type === 'xstate.init') {
+      at = iso(this.clock.now());
+      send(JSON.stringify({ type: 'actor', actor: systemId, machine, event: 'created', at } satisfies InspectorMessage));
+    } else if (systemId && seen && seen.value !== value) {
+      // Flat machines' values are strings; parallel ones' are new objects each time, the same state when their JSON is.
+      const fromJson = seen.valueJson ?? jsonOf(seen.value);
+      valueJson = jsonOf(value);
+      if (typeof seen.value !== 'object' || typeof value !== 'object' || fromJson !== valueJson) {
+        at = iso(this.clock.now());
+        send(this.transitionJson(seen, systemId, machine, fromJson, valueJson, ev.event.type, at));
+      }
+    }
+    let progress: string | undefined;
+    if (systemId && machine === 'install') {
+      const made = this.installMessage(systemId, snap, (at ??= iso(this.clock.now())));
+      progress = made.key;
+      if (made.key !== seen?.progress) send(JSON.stringify(made.msg));
+    }
+    // XState replaces a snapshot's children object only when a child is spawned or stopped.
+    if (seen && seen.children !== children) {
+      for (const [id, child] of Object.entries(seen.children)) {
+        const childId = (child as { systemId?: string }).systemId;
+        const childMachine = machineOf(child);
+        if (!Object.hasOwn(children, id) && childId && childMachine) {
+          send(JSON.stringify({ type: 'actor', actor: childId, machine: childMachine, event: 'stopped', at: (at ??= iso(this.clock.now())) } satisfies InspectorMessage));
+        }
+      }
+    }
+    if (!seen) {
+      this.last.set(ref, { value, valueJson, children, progress, transitionHead: undefined });
+      return;
+    }
+    // Updated in place: a new record and WeakMap set per snapshot was a measurable part of a watched command.
+    seen.value = value;
+    seen.valueJson = valueJson;
+    seen.children = children;
+    seen.progress = progress;
+  }
+
+  /** `{"type":"transition","actor","machine","from","to","event","at"}` of behaviour.md §13.3. */
+  private transitionJson(seen: Seen, actor: string, machine: string, fromJson: string | undefined, toJson: string | undefined, event: string, at: string): string {
+    seen.transitionHead ??= `{"type":"transition","actor":${JSON.stringify(actor)},"machine":${JSON.stringify(machine)}`;
+    const from = fromJson === undefined ? '' : `,"from":${fromJson}`;
+    const to = toJson === undefined ? '' : `,"to":${toJson}`;
+    return `${seen.transitionHead}${from}${to},"event":${JSON.stringify(event)},"at":"${at}"}`;
+  }
+
+  /** The `{"type":"install", …}` message of behaviour.md §13.3 for an install actor's snapshot. */
+  private installMessage(actor: string, snap: Snap, at: string): { key: string; msg: InspectorMessage } {
+    const d = detailOf('install', snap.context, 0) as { agent_id: string; install_id: string; name: string | null; source: string; files_done: number; files_total: number; bytes: number };
+    const msg: InspectorMessage = { type: 'install', actor, ...d, state: snap.value, at };
+    return { key: JSON.stringify([snap.value, d.name, d.files_done, d.files_total, d.bytes]), msg };
+  }
+
+  /**
+   * The message of one topic `command.*` event (cmd redacted; no result text):
+   * `{"type":"command","phase","agent_id","topic","ticket","cmd","via","at"}`, refusals and
+   * finished commands then `"ok","code"`, finished ones `"duration_ms"` last.
+   */
+  fromCommand(ev: CommandEvent): string {
+    const t = ev.ticket;
+    // Masks are cached (CommandSecrets): the same list, and id, until the env store or the session changes.
+    const masks = this.masksOf(ev);
+    const masksId = masks?.id ?? 0;
+    let kept = this.shown.get(t);
+    if (kept === undefined || kept.masksId !== masksId) {
+      const fields = `"agent_id":${JSON.stringify(ev.agentId)},"topic":${JSON.stringify(ev.topic)},"ticket":${JSON.stringify(t.id)},"cmd":${JSON.stringify(redactCommand(t.cmd, masks))}${member('via', t.via)}`;
+      kept = { fields, masksId };
+      this.shown.set(t, kept);
+    }
+    const head = `${COMMAND_HEAD[ev.type]}${kept.fields},"at":"${iso(ev.at)}"`;
+    if (ev.type === 'command.refused') return `${head},"ok":false${member('code', ev.reason)}}`;
+    if (ev.type === 'command.finished') {
+      return `${head}${member('ok', ev.result.ok)}${member('code', ev.result.code)}${member('duration_ms', ev.at - (t.startedAt ?? ev.at))}}`;
+    }
+    return `${head}}`;
+  }
+}
