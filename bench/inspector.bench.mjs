@@ -4,10 +4,12 @@
 //   before     the daemon built without the inspector (this source with inspectorFeature left out of
 //              src/features.ts; BENCH_BEFORE=<git rev> builds that revision instead)
 //   unwatched  this daemon, no inspector client attached              (target: within 3 % of before)
+//   client     the same daemon process with a bare WebSocket client (bench/inspector-client.mjs) parsing
+//              every frame: what feeding a watcher costs the daemon itself
 //   watched    the same daemon process with the inspector page open in headless Debian chromium,
 //              rendering the live feed                                  (target: within 15 % of before)
-import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
@@ -91,12 +93,45 @@ async function measured(d) {
   return r;
 }
 
+/** CPU time (ms) of every chromium process now (the browser, its renderer and helpers). */
+function chromiumCpuMs() {
+  let total = 0;
+  for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+    try {
+      if (!/^(chromium|chrome)/.test(readFileSync(`/proc/${pid}/comm`, 'utf8'))) continue;
+      total += cpuMs(pid);
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return total;
+}
+
+/** A bare WebSocket client (bench/inspector-client.mjs) attached for the length of `fn`. */
+async function withBareClient(fn) {
+  const p = spawn(process.execPath, [join(root, 'bench', 'inspector-client.mjs'), now.base], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let out = '';
+  p.stdout.on('data', (c) => { out += c; });
+  await new Promise((res, rej) => { p.stdout.on('data', () => out.includes('ready') && res()); p.once('exit', () => rej(new Error('inspector client exited'))); });
+  const c0 = cpuMs(p.pid);
+  const r = await fn();
+  r.clientCpuMs = cpuMs(p.pid) - c0;
+  p.stdin.end();
+  await new Promise((res) => p.once('exit', res));
+  r.messages = Number(/messages (\d+)/.exec(out)?.[1] ?? 0);
+  return r;
+}
+
 const targets = {
   before: () => measured(old),
   unwatched: () => measured(now),
+  // What feeding one watcher costs the daemon, without a browser drawing on the same two cores.
+  client: () => withBareClient(() => measured(now)),
   watched: async () => {
     await attach();
+    const b0 = chromiumCpuMs();
     const r = await measured(now);
+    r.browserCpuUsPerReq = ((chromiumCpuMs() - b0) * 1000) / Math.max(1, r.requests.total);
     // The page kept up: it shows the 16 topics it was fed during the round.
     r.topicsShown = await page.locator('article.topic').count();
     await detach();
@@ -104,7 +139,7 @@ const targets = {
   },
 };
 for (const run of Object.values(targets)) await run();
-const runs = { before: [], unwatched: [], watched: [] };
+const runs = { before: [], unwatched: [], client: [], watched: [] };
 const loads = [];
 for (let r = 0; r < ROUNDS; r++) {
   for (const [k, run] of Object.entries(targets)) runs[k].push(await run());
@@ -118,7 +153,7 @@ await now.stop();
 const rps = (k) => runs[k].map((r) => r.requests.average);
 const ratios = (k) => runs[k].map((r, i) => r.requests.average / runs.before[i].requests.average);
 const pct = (x) => `${(100 * x).toFixed(1)} %`;
-const perRound = runs.before.map((b, i) => `| ${i + 1} | ${Math.round(b.requests.average)} | ${Math.round(runs.unwatched[i].requests.average)} | ${Math.round(runs.watched[i].requests.average)} | ${pct(ratios('unwatched')[i])} | ${pct(ratios('watched')[i])} | ${runs.watched[i].topicsShown} | ${loads[i].toFixed(2)} |`).join('\n');
+const perRound = runs.before.map((b, i) => `| ${i + 1} | ${Math.round(b.requests.average)} | ${Math.round(runs.unwatched[i].requests.average)} | ${Math.round(runs.client[i].requests.average)} | ${Math.round(runs.watched[i].requests.average)} | ${pct(ratios('unwatched')[i])} | ${pct(ratios('client')[i])} | ${pct(ratios('watched')[i])} | ${runs.watched[i].topicsShown} | ${loads[i].toFixed(2)} |`).join('\n');
 const cpu = (k) => median(runs[k].map((r) => r.cpuUsPerReq));
 const row = (name, k) => `| ${name} | ${Math.round(median(rps(k)))} | ${Math.round(cpu(k))} | ${median(runs[k].map((r) => r.latency.p50))} | ${median(runs[k].map((r) => r.latency.p99))} | ${runs[k].reduce((a, r) => a + r.non2xx + r.errors, 0)} |`;
 const unwatched = median(ratios('unwatched'));
@@ -128,17 +163,24 @@ ${ROUNDS} rounds of ${DURATION} s per variant, alternating, after a discarded wa
 (this process), HTTP/1.1 keep-alive. "before": ${before.label}. "unwatched" and "watched" are the same daemon
 process; "watched" has the inspector page open in headless chromium (${CHROMIUM}) for the whole round.
 
-| round | before req/s | unwatched req/s | watched req/s | unwatched / before | watched / before | topics on the page | load avg |
-|---|---|---|---|---|---|---|---|
+| round | before req/s | unwatched req/s | bare client req/s | page req/s | unwatched / before | bare client / before | page / before | topics on the page | load avg |
+|---|---|---|---|---|---|---|---|---|---|
 ${perRound}
 
 | variant | req/s (median) | daemon CPU µs/request (median) | p50 ms | p99 ms | non-2xx + errors |
 |---|---|---|---|---|---|
 ${row('before (no inspector)', 'before')}
 ${row('inspector, nobody watching', 'unwatched')}
+${row('inspector, a bare WebSocket client attached', 'client')}
 ${row('inspector, one page attached', 'watched')}
 
+The bare client (bench/inspector-client.mjs, its own process) parses every frame and draws nothing: it received
+${Math.round(median(runs.client.map((r) => r.messages / r.requests.total)) * 10) / 10} messages per answered command and used
+${Math.round(median(runs.client.map((r) => (r.clientCpuMs * 1000) / r.requests.total)))} µs of CPU per command. The page's chromium processes used
+**${Math.round(median(runs.watched.map((r) => r.browserCpuUsPerReq)))} µs** of CPU per answered command, on the same two cores as the daemon and the load generator.
+
 Unwatched: **${pct(unwatched)}** of before (target ≥ 97 %); one page attached: **${pct(watched)}** of before
-(target ≥ 85 %); medians of the per-round ratios. Daemon CPU per request: unwatched **${pct(cpu('unwatched') / cpu('before') - 1)}**
-more than before, watched **${pct(cpu('watched') / cpu('before') - 1)}** more (the browser's own CPU not counted).
+(target ≥ 85 %); a bare client attached: **${pct(median(ratios('client')))}**; medians of the per-round ratios. Daemon CPU per
+request: unwatched **${pct(cpu('unwatched') / cpu('before') - 1)}** more than before, bare client **${pct(cpu('client') / cpu('before') - 1)}**,
+page **${pct(cpu('watched') / cpu('before') - 1)}** (the browser's own CPU not counted there).
 `);
