@@ -1,7 +1,7 @@
 import { TRACE_FILE_MAX_BYTES } from '../domain/limits.js';
 import type { EnvEntry } from '../domain/ports.js';
-import { TRACE_FORMAT, stepLine, type TraceHeader, type TraceStep } from '../domain/trace.js';
-import { scrub, templateSet, type ScrubContext, type Secret } from '../domain/traceText.js';
+import { StepLines, TRACE_FORMAT, type TraceHeader, type TraceStep } from '../domain/trace.js';
+import { scrub, ScrubMemo, templateSet, type ScrubContext, type Secret } from '../domain/traceText.js';
 import type { IntakeEvent } from './inspection.js';
 import type { CommandEvent } from '../domain/ticket.js';
 import { argumentFiles, documentFile, execStep, openedFile, type OutcomeEvent, type UsedFile } from './traceSteps.js';
@@ -81,6 +81,9 @@ export class TraceRecording {
   /** Every secret value seen while recording (value → name): values only ever join. */
   private readonly secrets = new Map<string, string>();
   private seq = 0;
+  /** The last answer's scrubbed content and its JSON, kept for the next step that repeats it. */
+  private readonly contentScrub = new ScrubMemo();
+  private readonly lines = new StepLines();
   /** Whether the file-step budget already left a file out (warned once). */
   private budgetWarned = false;
   private stoppedAt: number | null = null;
@@ -213,7 +216,7 @@ export class TraceRecording {
     }
     const secrets: Secret[] = [...this.secrets].map(([value, name]) => [name, value]);
     for (const p of items) {
-      this.writer.append(stepLine(this.step(p, secrets)));
+      this.writer.append(this.lines.line(this.step(p, secrets)));
       if (p.kind === 'file') this.deps.fileBytes.release(p.bytes);
     }
     if (this.writer.bytes > TRACE_FILE_MAX_BYTES && this.active) {
@@ -238,7 +241,7 @@ export class TraceRecording {
         return { seq, t_ms: t(p.ev.at), kind: 'webhook', agent_id: p.ev.agentId, text: scrub(p.ev.text, { secrets, port }), expect: { status: 202 } };
       default: {
         const ctx: ScrubContext = { home: this.deps.home(p.ev.agentId), port, secrets };
-        return execStep(p.ev, { seq, t_ms: t(p.ev.ticket.queuedAt), cmd: p.cmd }, ctx);
+        return execStep(p.ev, { seq, t_ms: t(p.ev.ticket.queuedAt), cmd: p.cmd }, ctx, this.contentScrub);
       }
     }
   }

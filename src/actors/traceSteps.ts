@@ -6,7 +6,7 @@ import { outcomeResult, outputOutcome, refusedOutcome } from '../domain/mcpTool.
 import { cmdDisplay, contentBody, contentString, refusalError } from '../domain/output.js';
 import type { CommandEvent } from '../domain/ticket.js';
 import type { ExecStep, Expect } from '../domain/trace.js';
-import { scrub, type ScrubContext } from '../domain/traceText.js';
+import { scrub, type ScrubContext, type ScrubMemo } from '../domain/traceText.js';
 import { isInside } from '../effects/workspace.js';
 
 /** A command's outcome event: what a trace records (behaviour.md §14.1: refusals included). */
@@ -37,13 +37,13 @@ export function expectOf(ev: OutcomeEvent): Expect {
  * answer with the `re:` line in that same form (so replay compares it alike), secrets, home and port
  * replaced everywhere.
  */
-export function execStep(ev: OutcomeEvent, base: { seq: number; t_ms: number; cmd: string }, ctx: ScrubContext): ExecStep {
+export function execStep(ev: OutcomeEvent, base: { seq: number; t_ms: number; cmd: string }, ctx: ScrubContext, memo?: ScrubMemo): ExecStep {
   const expect = expectOf(ev);
   const t = ev.ticket;
   if (base.cmd !== t.cmd && expect.content !== undefined && t.via === 'exec') {
     expect.content = contentString(cmdDisplay(base.cmd), t.requestId, contentBody(expect.content));
   }
-  if (expect.content !== undefined) expect.content = scrub(expect.content, ctx);
+  if (expect.content !== undefined) expect.content = memo ? memo.scrub(expect.content, ctx) : scrub(expect.content, ctx);
   const meta = expect.head?.meta;
   // The title is document text: a secret in it is kept out like one in the content.
   if (meta && expect.head) expect.head.meta = { ...meta, uri: scrub(meta.uri, ctx), title: meta.title === null ? null : scrub(meta.title, ctx), current_block: meta.current_block === null ? null : scrub(meta.current_block, ctx) };

@@ -240,3 +240,44 @@ export function parseTrace(text: string): Trace {
 export function stepLine(step: TraceStep): string {
   return JSON.stringify(step);
 }
+
+/** What stands in for an answer's content while the rest of its step is made JSON (StepLines). */
+const CONTENT_SLOT = '\u0000content\u0000';
+const CONTENT_SLOT_JSON = JSON.stringify(CONTENT_SLOT);
+/** What follows the content in a step's JSON as execStep builds it: the end of `expect`, then `duration_ms`. */
+const AFTER_CONTENT = /^\},"duration_ms":\d+\}$/;
+
+/**
+ * {@link stepLine} for a recording, remembering the JSON of the last answer's content: an agent that
+ * asks the same thing again (polling `/info`, `/events`, `/help`) gets the same content, and its JSON
+ * string (most of a line: ~3 KB for `/help`) is reused. The rest of the step is made JSON with a
+ * slot in place of the content; the slot must occur once, followed only by `}` and `duration_ms`,
+ * so no text of the step itself (a command may hold the same characters) is taken for it. Any other
+ * shape takes the plain path; either way the line is the same bytes as `stepLine` gives.
+ */
+export class StepLines {
+  private content: string | undefined;
+  private contentJson = '';
+
+  line(step: TraceStep): string {
+    const expect = step.kind === 'exec' ? step.expect : undefined;
+    const content = expect?.content;
+    if (expect === undefined || content === undefined) return JSON.stringify(step);
+    if (content !== this.content) {
+      this.content = content;
+      this.contentJson = JSON.stringify(content);
+    }
+    expect.content = CONTENT_SLOT;
+    let rest: string;
+    try {
+      rest = JSON.stringify(step);
+    } finally {
+      expect.content = content;
+    }
+    const at = rest.lastIndexOf(CONTENT_SLOT_JSON);
+    const tail = at < 0 ? '' : rest.slice(at + CONTENT_SLOT_JSON.length);
+    // The slot once only (a command may hold the same text), and only the step's end after it.
+    if (rest.indexOf(CONTENT_SLOT_JSON) !== at || !AFTER_CONTENT.test(tail)) return JSON.stringify(step);
+    return `${rest.slice(0, at)}${this.contentJson}${tail}`;
+  }
+}

@@ -143,6 +143,25 @@ export function scrub(text: string, ctx: ScrubContext): string {
   return out;
 }
 
+/**
+ * {@link scrub} with a memory of its last call: a recording scrubs the content of every answer, and
+ * an agent asking the same thing again gets the same content under the same context (home, port,
+ * and the one secrets list of a flush), which then is not scanned again.
+ */
+export class ScrubMemo {
+  private text: string | undefined;
+  private ctx: ScrubContext = {};
+  private out = '';
+
+  scrub(text: string, ctx: ScrubContext): string {
+    if (text === this.text && ctx.home === this.ctx.home && ctx.port === this.ctx.port && ctx.secrets === this.ctx.secrets) return this.out;
+    this.out = scrub(text, ctx);
+    this.text = text;
+    this.ctx = { home: ctx.home, port: ctx.port, secrets: ctx.secrets };
+    return this.out;
+  }
+}
+
 /** The replay side of `{port}`: `127.0.0.1:{port}` in a command or file goes to the daemon it talks to. */
 export function expandPort(text: string, port: number): string {
   return text.includes('{port}') ? text.replace(/\b(127\.0\.0\.1|localhost):\{port\}/g, `$1:${port}`) : text;

@@ -1,0 +1,67 @@
+import { describe, expect, it } from '@jest/globals';
+import { StepLines, stepLine, type TraceStep } from '../../src/domain/trace.js';
+import { scrub, ScrubMemo, type Secret } from '../../src/domain/traceText.js';
+
+/**
+ * The recorder's memory of the last answer (issue 17, recording cost): a line built with a reused
+ * content JSON must be the same bytes as JSON.stringify of the step, for every kind of step, and a
+ * remembered scrub must never hand back an answer scrubbed under another context.
+ */
+const exec = (content: string, extra: Record<string, unknown> = {}): TraceStep => ({
+  seq: 3, t_ms: 12, kind: 'exec', via: 'exec', agent_id: 'leo', topic: 'main', cmd: '/help', ...extra,
+  expect: { status: 200, head: { ok: true, code: null, topic: 'main', topic_type: 'tab', meta: null }, content },
+  duration_ms: 4,
+} as TraceStep);
+
+describe('StepLines', () => {
+  it('when the same content repeats, and when it changes, then every line equals stepLine of its step', () => {
+    const lines = new StepLines();
+    const tricky = 'quote " backslash \\ tab \t nul \u0000 line\u2028sep lone \ud800 é 🙂\n';
+    const steps: TraceStep[] = [
+      exec('re: /help\nCommands: …\n'),
+      exec('re: /help\nCommands: …\n', { seq: 4 }),
+      exec(`${'re: /help\nCommands: …\n'}`, { seq: 5, request_id: 'r-"1"' }),
+      exec(tricky, { seq: 6 }),
+      exec(tricky, { seq: 7, cmd: tricky }),
+      exec('', { seq: 8 }),
+      { seq: 9, t_ms: 1, kind: 'exec', via: 'mcp', agent_id: 'leo', topic: 'main', cmd: '/info', expect: { status: 200, head: { ok: true, code: null, topic: 'main' }, content: 'x' }, duration_ms: 0 },
+      { seq: 10, t_ms: 1, kind: 'exec', via: 'exec', agent_id: 'leo', topic: 'main', cmd: '/info', expect: { status: 429, error: { error: 'Queue full', queue_depth: 5 } }, duration_ms: 0 },
+      { seq: 11, t_ms: 2, kind: 'webhook', agent_id: 'leo', text: 'hi', expect: { status: 202 } },
+      { seq: 12, t_ms: 2, kind: 'file', agent_id: 'leo', path: '~/a.md', content: tricky },
+      { seq: 13, t_ms: 2, kind: 'agent', agent_id: 'leo' },
+      // Keys in another order than execStep builds them: the plain path, same bytes.
+      { seq: 14, kind: 'exec', t_ms: 2, via: 'exec', agent_id: 'leo', topic: 'main', cmd: '/x', duration_ms: 1, expect: { content: 'c', status: 200 } } as TraceStep,
+      { seq: 15, t_ms: 2, kind: 'exec', via: 'exec', agent_id: 'leo', topic: 'main', cmd: '/x', expect: { content: 'c' }, duration_ms: 1 } as TraceStep,
+      // Text that looks like the slot the content is swapped through: in the command, and after the content.
+      exec('same', { seq: 16, cmd: '/say \u0000content\u0000' }),
+      { seq: 17, t_ms: 2, kind: 'exec', via: 'exec', agent_id: 'leo', topic: 'main', cmd: '/x', expect: { status: 200, content: 'same', note: '\u0000content\u0000' }, duration_ms: 1 } as TraceStep,
+      exec('\u0000content\u0000', { seq: 18 }),
+    ];
+    for (const step of steps) {
+      const before = JSON.stringify(step);
+      expect(lines.line(step)).toBe(stepLine(step));
+      // The step is left as it was (its content is swapped out and back while the line is made).
+      expect(JSON.stringify(step)).toBe(before);
+    }
+  });
+});
+
+describe('ScrubMemo', () => {
+  it('when the text or any part of the context changes, then the answer is scrubbed again; else it is the same', () => {
+    const memo = new ScrubMemo();
+    const text = 'home /home/u/leo/a.md on 127.0.0.1:4567 with s3cret-value';
+    const secrets: Secret[] = [['TOKEN', 's3cret-value']];
+    const other: Secret[] = [['OTHER', 'on 127']];
+    const contexts = [
+      { home: '/home/u/leo', port: 4567, secrets },
+      { home: '/home/u/leo', port: 4567, secrets },
+      { home: '/home/u/mia', port: 4567, secrets },
+      { home: '/home/u/leo', port: 9999, secrets },
+      { home: '/home/u/leo', port: 4567, secrets: other },
+      { home: '/home/u/leo', port: 4567 },
+    ];
+    for (const ctx of contexts) expect(memo.scrub(text, ctx)).toBe(scrub(text, ctx));
+    expect(memo.scrub(`${text}!`, contexts[0])).toBe(scrub(`${text}!`, contexts[0]));
+    expect(memo.scrub(text, contexts[0])).not.toContain('s3cret-value');
+  });
+});
