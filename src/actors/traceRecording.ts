@@ -4,7 +4,7 @@ import { StepLines, TRACE_FORMAT, type TraceHeader, type TraceStep } from '../do
 import { scrub, ScrubMemo, templateSet, type ScrubContext, type Secret } from '../domain/traceText.js';
 import type { IntakeEvent } from './inspection.js';
 import type { CommandEvent } from '../domain/ticket.js';
-import { argumentFiles, documentFile, execStep, openedFile, type OutcomeEvent, type UsedFile } from './traceSteps.js';
+import { argumentFiles, documentFile, execRecord, execStep, openedFile, type ExecRecord, type OutcomeEvent, type UsedFile } from './traceSteps.js';
 import { TraceWriter } from './traceWriter.js';
 
 /** One trace as GET /traces lists it (behaviour.md §14.1). */
@@ -59,7 +59,7 @@ type Pending =
   | { kind: 'file'; agentId: string; t: number; path: string; content: string; bytes: number }
   /** The topic's document, open before the trace saw the topic: reopened on replay (a script step). */
   | { kind: 'open'; agentId: string; topic: string; t: number; path: string }
-  | { kind: 'exec'; ev: OutcomeEvent; cmd: string }
+  | { kind: 'exec'; rec: ExecRecord; cmd: string }
   | { kind: 'webhook'; ev: IntakeEvent };
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -83,6 +83,7 @@ export class TraceRecording {
   private seq = 0;
   /** The last answer's scrubbed content and its JSON, kept for the next step that repeats it. */
   private readonly contentScrub = new ScrubMemo();
+  private lastContent: string | undefined;
   private readonly lines = new StepLines();
   /** Whether the file-step budget already left a file out (warned once). */
   private budgetWarned = false;
@@ -191,7 +192,14 @@ export class TraceRecording {
     this.pending.push(...read, ...(home ? this.fileSteps(ev.agentId, documentFile(ev, home), ev.ticket.queuedAt) : []));
     const templ = templateSet(ev.ticket.cmd);
     for (const [name, value] of templ.secrets) this.secrets.set(value, name);
-    this.pending.push({ kind: 'exec', ev, cmd: templ.cmd });
+    const rec = execRecord(ev);
+    // An answer equal to the last one is kept as that same string, so the new copy dies young.
+    const content = rec.expect.content;
+    if (content !== undefined) {
+      if (content === this.lastContent) rec.expect.content = this.lastContent;
+      else this.lastContent = content;
+    }
+    this.pending.push({ kind: 'exec', rec, cmd: templ.cmd });
     this.writer.schedule();
   }
 
@@ -209,7 +217,7 @@ export class TraceRecording {
     const items = this.pending.splice(0);
     const seen = new Set<string>();
     for (const p of items) {
-      const [agentId, topic] = p.kind === 'exec' ? [p.ev.agentId, p.ev.topic] : p.kind === 'open' ? [p.agentId, p.topic] : [p.kind === 'webhook' ? p.ev.agentId : p.agentId, 'main'];
+      const [agentId, topic] = p.kind === 'exec' ? [p.rec.agentId, p.rec.topic] : p.kind === 'open' ? [p.agentId, p.topic] : [p.kind === 'webhook' ? p.ev.agentId : p.agentId, 'main'];
       if (seen.has(`${agentId}\0${topic}`)) continue;
       seen.add(`${agentId}\0${topic}`);
       for (const e of this.deps.env(agentId, topic)) this.secrets.set(e.value, e.name);
@@ -240,8 +248,8 @@ export class TraceRecording {
       case 'webhook':
         return { seq, t_ms: t(p.ev.at), kind: 'webhook', agent_id: p.ev.agentId, text: scrub(p.ev.text, { secrets, port }), expect: { status: 202 } };
       default: {
-        const ctx: ScrubContext = { home: this.deps.home(p.ev.agentId), port, secrets };
-        return execStep(p.ev, { seq, t_ms: t(p.ev.ticket.queuedAt), cmd: p.cmd }, ctx, this.contentScrub);
+        const ctx: ScrubContext = { home: this.deps.home(p.rec.agentId), port, secrets };
+        return execStep(p.rec, { seq, t_ms: t(p.rec.ticket.queuedAt), cmd: p.cmd }, ctx, this.contentScrub);
       }
     }
   }

@@ -33,13 +33,33 @@ export function expectOf(ev: OutcomeEvent): Expect {
 }
 
 /**
+ * What a recorder keeps of an outcome until its step is written: the ticket, where and when, and
+ * what the client received. Taken when the command finishes, so the result, its output and the
+ * event itself are not held for the up to TRACE_FLUSH_MS until the next flush (at thousands of
+ * commands a second, holding them made them survive young-generation collections: issue 17).
+ */
+export interface ExecRecord {
+  agentId: string;
+  topic: string;
+  at: number;
+  ticket: Pick<OutcomeEvent['ticket'], 'via' | 'requestId' | 'cmd' | 'queuedAt'>;
+  expect: Expect;
+}
+
+/** The {@link ExecRecord} of an outcome. */
+export function execRecord(ev: OutcomeEvent): ExecRecord {
+  const { via, requestId, cmd, queuedAt } = ev.ticket;
+  return { agentId: ev.agentId, topic: ev.topic, at: ev.at, ticket: { via, requestId, cmd, queuedAt }, expect: expectOf(ev) };
+}
+
+/**
  * The exec step of an outcome, scrubbed (behaviour.md §14.2): the command in its template form, the
  * answer with the `re:` line in that same form (so replay compares it alike), secrets, home and port
  * replaced everywhere.
  */
-export function execStep(ev: OutcomeEvent, base: { seq: number; t_ms: number; cmd: string }, ctx: ScrubContext, memo?: ScrubMemo): ExecStep {
-  const expect = expectOf(ev);
-  const t = ev.ticket;
+export function execStep(rec: ExecRecord, base: { seq: number; t_ms: number; cmd: string }, ctx: ScrubContext, memo?: ScrubMemo): ExecStep {
+  const expect = rec.expect;
+  const t = rec.ticket;
   if (base.cmd !== t.cmd && expect.content !== undefined && t.via === 'exec') {
     expect.content = contentString(cmdDisplay(base.cmd), t.requestId, contentBody(expect.content));
   }
@@ -48,10 +68,10 @@ export function execStep(ev: OutcomeEvent, base: { seq: number; t_ms: number; cm
   // The title is document text: a secret in it is kept out like one in the content.
   if (meta && expect.head) expect.head.meta = { ...meta, uri: scrub(meta.uri, ctx), title: meta.title === null ? null : scrub(meta.title, ctx), current_block: meta.current_block === null ? null : scrub(meta.current_block, ctx) };
   if (expect.error) expect.error = Object.fromEntries(Object.entries(expect.error).map(([k, v]) => [k, typeof v === 'string' ? scrub(v, ctx) : v]));
-  const step: ExecStep = { seq: base.seq, t_ms: base.t_ms, kind: 'exec', via: t.via, agent_id: ev.agentId, topic: ev.topic, cmd: scrub(base.cmd, ctx) };
+  const step: ExecStep = { seq: base.seq, t_ms: base.t_ms, kind: 'exec', via: t.via, agent_id: rec.agentId, topic: rec.topic, cmd: scrub(base.cmd, ctx) };
   if (t.requestId !== null) step.request_id = scrub(t.requestId, ctx);
   step.expect = expect;
-  step.duration_ms = Math.max(0, ev.at - t.queuedAt);
+  step.duration_ms = Math.max(0, rec.at - t.queuedAt);
   return step;
 }
 
