@@ -1,7 +1,8 @@
 // bench/traces (issue 17): what recording costs and how fast a replay runs, each against a baseline
 // measured in the same run, rounds interleaved so the load of this shared machine hits both alike.
 //  1. bench/exec's load (POST /exec /help, 16 connections, 16 topics, autocannon) on one daemon, with
-//     and without a trace recording the benchmark's agent. Target: recording costs ≤ 5 % of req/s.
+//     and without a trace recording the benchmark's agent, and with a control trace of another agent.
+//     Target: recording costs ≤ 5 % of req/s.
 //  2. A 1,000-step trace replayed with `loom replay --against` (no --speed) vs a bare client loop
 //     (node:http keep-alive, one request at a time, same commands), both as processes of their own.
 //     Target: replay ≤ 1.5 × the bare loop's time.
@@ -41,20 +42,28 @@ function timed(args) {
 }
 
 // ---- 1. recording overhead on bench/exec ----------------------------------------------------
+// Three modes per round, in a rotating order: no trace; "control", a trace of another agent (the
+// recorder sees every command and keeps none: what this machine's noise alone makes of two runs of
+// the same work); and a trace recording the benchmark's agent.
+await post('/agents', { agent_id: 'elsewhere' });
 await load(); // warm-up, not reported
-const rec = { off: [], on: [], steps: [], loads: [] };
+const MODES = ['off', 'control', 'on'];
+const rec = { off: [], control: [], on: [], steps: [], loads: [] };
 for (let r = 0; r < ROUNDS; r++) {
-  const order = r % 2 === 0 ? ['off', 'on'] : ['on', 'off'];
+  const order = MODES.map((_, k) => MODES[(k + r) % MODES.length]);
   for (const mode of order) {
     let id;
-    if (mode === 'on') id = (await post('/traces', { agent_id: 'bench', note: 'bench' })).trace_id;
+    if (mode !== 'off') id = (await post('/traces', { agent_id: mode === 'on' ? 'bench' : 'elsewhere', note: 'bench' })).trace_id;
     const c0 = cpuMs(d.pid);
     const res = await load();
     // The daemon's own CPU (user + system) per answered request: what recording adds to the daemon's
     // work, whatever else this shared machine runs during the round (req/s moves with that).
     res.cpuUs = ((cpuMs(d.pid) - c0) * 1000) / res.requests.total;
     rec[mode].push(res);
-    if (id) rec.steps.push((await fetch(`${d.base}/traces/${id}?purge=1`, { method: 'DELETE' }).then((x) => x.json())).steps);
+    if (id) {
+      const steps = (await fetch(`${d.base}/traces/${id}?purge=1`, { method: 'DELETE' }).then((x) => x.json())).steps;
+      if (mode === 'on') rec.steps.push(steps);
+    }
   }
   rec.loads.push(loadavg()[0]);
 }
@@ -90,27 +99,33 @@ for (let r = 0; r < ROUNDS; r++) {
 await d.stop();
 
 const rps = (list) => list.map((x) => x.requests.average);
-const ratios = rec.on.map((x, i) => x.requests.average / rec.off[i].requests.average);
+const ratiosOf = (mode) => rec[mode].map((x, i) => x.requests.average / rec.off[i].requests.average);
+const ratios = ratiosOf('on');
+const controlRatios = ratiosOf('control');
 const cost = 1 - median(ratios);
 const replayRatio = median(rep.replay.map((ms, i) => ms / rep.bare[i]));
 const pct = (x) => `${(100 * x).toFixed(1)} %`;
-const rows = rec.on.map((x, i) => `| ${i + 1} | ${Math.round(rec.off[i].requests.average)} | ${Math.round(x.requests.average)} | ${pct(ratios[i])} | ${Math.round(rec.off[i].cpuUs)} | ${Math.round(x.cpuUs)} | ${rec.steps[i]} | ${rec.loads[i].toFixed(2)} |`).join('\n');
+const rows = rec.on.map((x, i) => `| ${i + 1} | ${Math.round(rec.off[i].requests.average)} | ${Math.round(rec.control[i].requests.average)} | ${Math.round(x.requests.average)} | ${pct(controlRatios[i])} | ${pct(ratios[i])} | ${Math.round(rec.off[i].cpuUs)} | ${Math.round(rec.control[i].cpuUs)} | ${Math.round(x.cpuUs)} | ${rec.steps[i]} | ${rec.loads[i].toFixed(2)} |`).join('\n');
 const cpuOff = median(rec.off.map((x) => x.cpuUs));
+const cpuControl = median(rec.control.map((x) => x.cpuUs));
 const cpuOn = median(rec.on.map((x) => x.cpuUs));
 const rrows = rep.replay.map((ms, i) => `| ${i + 1} | ${rep.bare[i].toFixed(0)} | ${ms.toFixed(0)} | ${(ms / rep.bare[i]).toFixed(2)} × | ${rep.codes[i]} |`).join('\n');
 writeResult('traces', 'Traces: recording cost on /exec, replay speed (issue 17)', `
 **Recording.** bench/exec's load (POST /exec \`/help\`, ${CONNECTIONS} connections over ${CONNECTIONS} topics, autocannon,
-keep-alive, ${DURATION} s per run) on one daemon, ${ROUNDS} rounds, each round one run without and one with a trace
-recording the benchmark's agent (order alternating; the trace is stopped and purged after its run). "steps" is
-what the trace recorded in that run, i.e. every answered command.
+keep-alive, ${DURATION} s per run) on one daemon, ${ROUNDS} rounds, each round three runs in a rotating order: no trace;
+"control", a trace of another agent (every command reaches the recorder, which keeps none of them); and a trace
+recording the benchmark's agent (each trace is stopped and purged after its run). "steps" is what the recording
+trace recorded in its run, i.e. every answered command.
 
-| round | req/s, no trace | req/s, recording | recording / none | daemon CPU µs/req, no trace | µs/req, recording | steps recorded | load avg |
-|---|---|---|---|---|---|---|---|
+| round | req/s, no trace | req/s, control | req/s, recording | control / none | recording / none | daemon CPU µs/req, no trace | µs/req, control | µs/req, recording | steps recorded | load avg |
+|---|---|---|---|---|---|---|---|---|---|---|
 ${rows}
 
-Medians: ${Math.round(median(rps(rec.off)))} req/s without, ${Math.round(median(rps(rec.on)))} req/s while recording; recording costs
-**${pct(cost)}** of throughput (median of the per-round ratios; target ≤ 5 %). Daemon CPU per request (user +
-system from /proc, medians): ${Math.round(cpuOff)} µs without, ${Math.round(cpuOn)} µs while recording, **${pct(cpuOn / cpuOff - 1)}** more.
+Medians: ${Math.round(median(rps(rec.off)))} req/s without, ${Math.round(median(rps(rec.control)))} with the control trace,
+${Math.round(median(rps(rec.on)))} while recording; recording costs **${pct(cost)}** of throughput (median of the per-round
+ratios; target ≤ 5 %), the control **${pct(1 - median(controlRatios))}** (what two runs of nearly the same work differ by here).
+Daemon CPU per request (user + system from /proc, medians): ${Math.round(cpuOff)} µs without, ${Math.round(cpuControl)} µs control,
+${Math.round(cpuOn)} µs while recording: **${pct(cpuOn / cpuOff - 1)}** more than without, **${pct(cpuOn / cpuControl - 1)}** more than the control.
 
 **Replay.** A ${STEPS}-step trace (\`/help\`, \`/info\`, \`/set {v} = …\`, \`/topics\`, \`/set\` in turn, one topic) recorded
 from this daemon, replayed with \`loom replay <file> --against <daemon>\` (no --speed: one step after another,
