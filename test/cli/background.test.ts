@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
+import { DAEMON_NODE_FLAGS } from '../../src/cli/daemonFlags.js';
 import { VERSION } from '../../src/version.js';
 import { freePort, tempDir } from '../helpers/daemon.js';
 import { loom } from './support.js';
@@ -34,6 +35,14 @@ afterAll(async () => {
   for (const pid of pids) if (alive(pid)) process.kill(pid, 'SIGKILL');
 });
 
+describe('the daemon\'s Node flags', () => {
+  it('when the daemon is started by npm start or by the loom command, then it gets the same flags as loom start', () => {
+    const pkg = JSON.parse(readFileSync(join(process.cwd(), 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect(pkg.scripts.start).toBe(`node ${DAEMON_NODE_FLAGS.join(' ')} dist/cli/main.js daemon`);
+    expect(readFileSync(join(process.cwd(), 'bin', 'loom.js'), 'utf8').split('\n')[0]).toBe(`#!/usr/bin/env -S node ${DAEMON_NODE_FLAGS.join(' ')}`);
+  });
+});
+
 describe('behaviour.md §2.13 loom start|status|stop', () => {
   it('when nothing listens, then status exits 3; --json says {running: false, pid: null, port, version: null}', async () => {
     const r = await loom(env, ['status']);
@@ -51,6 +60,9 @@ describe('behaviour.md §2.13 loom start|status|stop', () => {
     expect(r.stdout).toBe(`loom started on http://127.0.0.1:${env.port} (pid ${pid})\n`);
     expect(r.stderr.split('\n')[0]).toBe(`Starting loom on http://127.0.0.1:${env.port} (pid ${pid}, log ${join(env.dataDir, 'loom.log')}); waiting for it to answer…`);
     expect(alive(pid)).toBe(true);
+    // With the daemon's Node flags (src/cli/daemonFlags.ts: the young-generation cap, issue 13).
+    const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
+    expect(argv.slice(1, 1 + DAEMON_NODE_FLAGS.length)).toEqual([...DAEMON_NODE_FLAGS]);
     const health = await fetch(`http://127.0.0.1:${env.port}/health`);
     expect(await health.json()).toEqual({ ok: true, agents: 0, sessions: 0 });
   });
