@@ -30,6 +30,11 @@ export const DEAD_CAPABILITY_LISTED_MS = 7 * 24 * 3600 * 1000;
 export const EVENT_PING_MS = 15000;
 /** behaviour.md §9.4: SSE comment while a command runs. */
 export const RUNNING_COMMENT_MS = 15000;
+/**
+ * behaviour.md §9.4: how long a started command's 200 headers may wait for its answer, so that a
+ * command finishing within it is answered in one write (beyond spec; a client cannot tell 5 ms).
+ */
+export const HEADERS_WINDOW_MS = 5;
 /** behaviour.md §9.8: concurrent event streams per agent. */
 export const EVENT_STREAMS_PER_AGENT = 16;
 /** behaviour.md §1.5: head.cmd display cap. */

@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import { RUNNING_COMMENT_MS } from '../domain/limits.js';
+import { HEADERS_WINDOW_MS, RUNNING_COMMENT_MS } from '../domain/limits.js';
 import { refusalError } from '../domain/output.js';
 import type { CommandEvent, ExecHead } from '../domain/ticket.js';
 
@@ -16,18 +16,22 @@ export function sseFrame(name: string, data: unknown): string {
   return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
-/** Writers whose headers wait for the end of this turn of the event loop: one setImmediate for all. */
+/** Writers whose headers wait (at most HEADERS_WINDOW_MS): one timer for all. */
 const pendingHeaders = new Set<SseWriter>();
+let headersTimer: NodeJS.Timeout | undefined;
 
 function flushPending(): void {
+  headersTimer = undefined;
   for (const w of [...pendingHeaders]) w.flushHeaders();
 }
 
 /**
  * The one SSE writer (architecture.md "actors emit, HTTP listens"): owns the headers of spec §4.7
- * and the framing. `open()` decides the 200; the headers go out at the end of the current turn of
- * the event loop unless the stream is finished first, so a command that answers at once is one
- * write (headers, head, content, done) — the usual case, and what a client reads fastest.
+ * and the framing. `open()` decides the 200; the headers go out within HEADERS_WINDOW_MS unless the
+ * stream is finished first, so a command that answers within that window is one write (headers,
+ * head, content, done) — the usual case, and what a client reads fastest. On loopback each socket
+ * write costs the daemon ~40 µs (the kernel delivers to the reader inside it) and the client one
+ * more read (issue 15: a short command in a bash topic was two writes).
  */
 export class SseWriter {
   private state: 'new' | 'pending' | 'sent' = 'new';
@@ -35,15 +39,15 @@ export class SseWriter {
   constructor(private readonly res: ServerResponse) {}
 
   /**
-   * Commit to a 200 stream; the headers follow at the end of this turn of the event loop unless the
-   * stream is finished first. `onSent` runs when they go out on their own (a command still running).
+   * Commit to a 200 stream; the headers follow within HEADERS_WINDOW_MS unless the stream is
+   * finished first. `onSent` runs when they go out on their own (a command still running).
    */
   open(onSent?: () => void): void {
     if (this.state !== 'new') return;
     this.state = 'pending';
     this.onSent = onSent;
     pendingHeaders.add(this);
-    if (pendingHeaders.size === 1) setImmediate(flushPending);
+    headersTimer ??= setTimeout(flushPending, HEADERS_WINDOW_MS);
   }
 
   private onSent: (() => void) | undefined;
@@ -99,6 +103,18 @@ export class SseWriter {
   }
 }
 
+/**
+ * Run `fn` once the topic has handed its next waiting command to its runner. The topic machine emits
+ * `command.finished` and then starts the next ticket one microtask later (actors/tree.ts
+ * runTicket); two microtask hops put this answer's socket write after that start, so a persistent
+ * shell is already running the next command while this answer goes out (issue 15: the write cost
+ * ~30 µs per command on the shell's critical path). Still within the same turn of the event loop,
+ * so an instant command keeps its one write.
+ */
+function afterNextStart(fn: () => void): void {
+  queueMicrotask(() => queueMicrotask(fn));
+}
+
 /** What streamCommand needs of a submitted command. */
 export interface CommandStreamSource {
   /** Submit, with the listener for this ticket's events; returns the leave function. */
@@ -131,8 +147,10 @@ export function streamCommand(res: ServerResponse, source: CommandStreamSource, 
         case 'command.finished':
           settled = true;
           clearInterval(timer);
-          if (!sse.closed) sse.finish([['head', headOf(ev.output.head)], ['content', ev.output.content], ['done', {}]]);
-          resolve();
+          afterNextStart(() => {
+            if (!sse.closed) sse.finish([['head', headOf(ev.output.head)], ['content', ev.output.content], ['done', {}]]);
+            resolve();
+          });
           return;
         default:
       }

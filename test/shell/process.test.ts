@@ -49,6 +49,18 @@ describe.each([['a PTY', false], ['pipes', true]])('effects/shellProcess.ts on %
     expect((r as { output: Buffer }).output.toString()).toBe('1\nfn x\nalias\n/tmp\n');
   });
 
+  it('when a script is shorter than the one before, then nothing of the longer one runs (the file is cut to the new length)', async () => {
+    const s = start(pipes);
+    await s.next();
+    const long = await s.run('echo first; echo second; echo third-and-longest-line-of-all');
+    expect((long as { output: Buffer }).output.toString()).toBe('first\nsecond\nthird-and-longest-line-of-all\n');
+    // Same length as the start of the last script: without the cut, "echo second; …" would run again.
+    const short = await s.run('echo 1st;  ');
+    expect((short as { output: Buffer }).output.toString()).toBe('1st\n');
+    const longer = await s.run('echo a-line-longer-than-the-short-one');
+    expect((longer as { output: Buffer }).output.toString()).toBe('a-line-longer-than-the-short-one\n');
+  });
+
   it('when a command prints 50,000 lines, then the head, the omitted count and the tail are exact', async () => {
     const s = start(pipes);
     await s.next();
