@@ -224,7 +224,9 @@ export class TraceRecording {
     }
     const secrets: Secret[] = [...this.secrets].map(([value, name]) => [name, value]);
     for (const p of items) {
-      this.writer.append(this.lines.line(this.step(p, secrets)));
+      const line = this.lines.parts(this.step(p, secrets));
+      if (typeof line === 'string') this.writer.append(line);
+      else this.writer.appendParts(line.head, line.content, line.tail);
       if (p.kind === 'file') this.deps.fileBytes.release(p.bytes);
     }
     if (this.writer.bytes > TRACE_FILE_MAX_BYTES && this.active) {

@@ -74,6 +74,18 @@ export class TraceWriter {
     this.bytes += bytes.length;
   }
 
+  /**
+   * Add one line given as pieces (StepLines.parts): `content` is written as it is, and may be the
+   * same Buffer for many lines (never changed after it is handed over).
+   */
+  appendParts(head: string, content: Buffer, tail: string): void {
+    if (this.failed) return;
+    const a = Buffer.from(head);
+    const b = Buffer.from(`${tail}\n`);
+    this.buffer.push(a, content, b);
+    this.bytes += a.length + content.length + b.length;
+  }
+
   /** Ask for a flush within TRACE_FLUSH_MS (once per window, however many steps arrive). */
   schedule(): void {
     if (this.timer || this.failed) return;

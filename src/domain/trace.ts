@@ -258,14 +258,27 @@ const AFTER_CONTENT = /^\},"duration_ms":\d+\}$/;
 export class StepLines {
   private content: string | undefined;
   private contentJson = '';
+  private contentBytes: Buffer | undefined;
 
   line(step: TraceStep): string {
+    const p = this.parts(step);
+    return typeof p === 'string' ? p : `${p.head}${this.contentJson}${p.tail}`;
+  }
+
+  /**
+   * The line as pieces for a writer: the step's JSON before the content, the content's JSON encoded
+   * once (the same Buffer for every step that repeats it: its ~1–3 KB are neither copied into a new
+   * string nor encoded again per step), and the end. A plain string when the step has no content or
+   * another shape.
+   */
+  parts(step: TraceStep): string | { head: string; content: Buffer; tail: string } {
     const expect = step.kind === 'exec' ? step.expect : undefined;
     const content = expect?.content;
     if (expect === undefined || content === undefined) return JSON.stringify(step);
     if (content !== this.content) {
       this.content = content;
       this.contentJson = JSON.stringify(content);
+      this.contentBytes = undefined;
     }
     expect.content = CONTENT_SLOT;
     let rest: string;
@@ -278,6 +291,7 @@ export class StepLines {
     const tail = at < 0 ? '' : rest.slice(at + CONTENT_SLOT_JSON.length);
     // The slot once only (a command may hold the same text), and only the step's end after it.
     if (rest.indexOf(CONTENT_SLOT_JSON) !== at || !AFTER_CONTENT.test(tail)) return JSON.stringify(step);
-    return `${rest.slice(0, at)}${this.contentJson}${tail}`;
+    this.contentBytes ??= Buffer.from(this.contentJson);
+    return { head: rest.slice(0, at), content: this.contentBytes, tail };
   }
 }

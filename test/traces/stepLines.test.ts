@@ -43,6 +43,24 @@ describe('StepLines', () => {
       // The step is left as it was (its content is swapped out and back while the line is made).
       expect(JSON.stringify(step)).toBe(before);
     }
+    // The same through parts (what the recorder writes): pieces joined are the line's bytes.
+    const parted = new StepLines();
+    for (const step of steps) {
+      const p = parted.parts(step);
+      const bytes = typeof p === 'string' ? Buffer.from(p) : Buffer.concat([Buffer.from(p.head), p.content, Buffer.from(p.tail)]);
+      expect(bytes.toString('utf8')).toBe(stepLine(step));
+    }
+  });
+
+  it('when the content repeats, then parts hands out the same encoded Buffer; a new content gets a new one', () => {
+    const lines = new StepLines();
+    const a = lines.parts(exec('re: /help\nsame é\n'));
+    const b = lines.parts(exec('re: /help\nsame é\n', { seq: 4, request_id: 'r2' }));
+    const c = lines.parts(exec('other'));
+    if (typeof a === 'string' || typeof b === 'string' || typeof c === 'string') throw new Error('expected parts');
+    expect(b.content).toBe(a.content);
+    expect(c.content).not.toBe(a.content);
+    expect(c.content.toString()).toBe(JSON.stringify('other'));
   });
 });
 

@@ -44,4 +44,25 @@ describe('trace writer', () => {
     expect(readFileSync(path, 'utf8')).toBe(lines.map((l) => `${l}\n`).join(''));
     expect(w.bytes).toBe(Buffer.byteLength(lines.map((l) => `${l}\n`).join('')));
   });
+
+  it('when lines are appended as pieces sharing one content Buffer, then the file holds each whole line, in order with plain ones', async () => {
+    const path = join(tempDir(), 'p.jsonl');
+    const w = new TraceWriter(path, { truncate: true, onError: (m) => { throw new Error(m); } });
+    const shared = Buffer.from(JSON.stringify('re: /help\nCommands é 🙂'));
+    const expected: string[] = [];
+    for (let i = 0; i < 1500; i++) {
+      if (i % 7 === 0) {
+        const l = JSON.stringify({ seq: i, kind: 'agent' });
+        w.append(l);
+        expected.push(l);
+      } else {
+        w.appendParts(`{"seq":${i},"content":`, shared, `,"n":${i}}`);
+        expected.push(`{"seq":${i},"content":${shared.toString()},"n":${i}}`);
+      }
+    }
+    await w.close();
+    const text = expected.map((l) => `${l}\n`).join('');
+    expect(readFileSync(path, 'utf8')).toBe(text);
+    expect(w.bytes).toBe(Buffer.byteLength(text));
+  });
 });
