@@ -2,7 +2,7 @@
 // measured in the same run, rounds interleaved so the load of this shared machine hits both alike.
 //  1. bench/exec's load (POST /exec /help, 16 connections, 16 topics, autocannon) on one daemon, with
 //     and without a trace recording the benchmark's agent, and with a control trace of another agent.
-//     Target: recording costs ≤ 5 % of req/s.
+//     Target: recording costs ≤ 5 % of req/s. Also read from one-second slices of one long run (1b).
 //  2. A 1,000-step trace replayed with `loom replay --against` (no --speed) vs a bare client loop
 //     (node:http keep-alive, one request at a time, same commands), both as processes of their own.
 //     Target: replay ≤ 1.5 × the bare loop's time.
@@ -68,6 +68,55 @@ for (let r = 0; r < ROUNDS; r++) {
   rec.loads.push(loadavg()[0]);
 }
 
+// ---- 1b. the same three modes in one-second slices of one long load ---------------------------
+// Runs of 8 s apart in time differ by ±10–20 % here (other tenants of the machine come and go), more
+// than the effect measured. One autocannon run of SLICE_SECONDS reports the answers of every second
+// ('tick'); the mode changes at each tick in cycles of six (off, on, control, control, on, off: each
+// mode's slices sit symmetrically around the cycle's middle, so a steady drift cancels), and each cycle
+// gives one ratio per mode against its own two off slices. Mean and 95 % interval over the cycles.
+const SLICE_SECONDS = Number(process.env.BENCH_SLICE_SECONDS ?? 120);
+const CYCLE = ['off', 'on', 'control', 'control', 'on', 'off'];
+const slices = await new Promise((resolve, reject) => {
+  let n = 0;
+  const warm = 3;
+  const inst = autocannon({
+    url: `${d.base}/exec`, connections: CONNECTIONS, duration: SLICE_SECONDS + warm + 1, method: 'POST',
+    headers: { 'Content-Type': 'application/json', 'X-Agent-Id': 'bench' },
+    setupClient: (client) => { const topic = `t${n++ % CONNECTIONS}`; client.setBody(JSON.stringify({ cmd: '/help', topic })); },
+  }, (err) => (err ? reject(err) : resolve(out)));
+  const out = [];
+  let tick = 0;
+  let mode = 'off';
+  let trace = null;
+  let c0 = cpuMs(d.pid);
+  const retry = async (f) => { try { return await f(); } catch { return f(); } };
+  inst.on('tick', ({ counter }) => {
+    const c = cpuMs(d.pid);
+    if (tick >= warm && tick < SLICE_SECONDS + warm) out.push({ mode, n: counter, cpuUs: ((c - c0) * 1000) / Math.max(1, counter) });
+    c0 = c;
+    tick++;
+    const next = CYCLE[(tick - warm + CYCLE.length * 1000) % CYCLE.length];
+    if (next === mode || tick >= SLICE_SECONDS + warm) return;
+    const was = trace;
+    trace = null;
+    mode = next;
+    // Stop (and purge) the last trace, then start the next: within the first milliseconds of the slice.
+    void (async () => {
+      if (was) await retry(() => fetch(`${d.base}/traces/${was}?purge=1`, { method: 'DELETE' }));
+      if (next !== 'off') trace = (await retry(() => post('/traces', { agent_id: next === 'on' ? 'bench' : 'elsewhere', note: 'bench' }))).trace_id;
+    })();
+  });
+});
+const cycles = [];
+for (let i = 0; i + CYCLE.length <= slices.length; i += CYCLE.length) cycles.push(slices.slice(i, i + CYCLE.length));
+const sliceSum = (c, mode, key) => c.filter((x) => x.mode === mode).reduce((a, x) => a + x[key], 0);
+const perCycle = (mode, key) => cycles.map((c) => sliceSum(c, mode, key) / sliceSum(c, 'off', key));
+const meanOf = (a) => a.reduce((x, y) => x + y, 0) / a.length;
+const ci95 = (a) => (1.96 * Math.sqrt(a.reduce((x, y) => x + (y - meanOf(a)) ** 2, 0) / (a.length - 1))) / Math.sqrt(a.length);
+const sliced = {
+  rpsOn: perCycle('on', 'n'), rpsControl: perCycle('control', 'n'), cpuOn: perCycle('on', 'cpuUs'), cpuControl: perCycle('control', 'cpuUs'),
+};
+
 // ---- 2. replay of a 1,000-step trace vs a bare client loop ------------------------------------
 const cmds = Array.from({ length: STEPS }, (_, i) => ['/help', '/info', `/set {v${i % 50}} = "value ${i}"`, '/topics', '/set'][i % 5]);
 const dir = mkdtempSync(join(tmpdir(), 'loom-bench-trace-'));
@@ -126,6 +175,22 @@ ${Math.round(median(rps(rec.on)))} while recording; recording costs **${pct(cost
 ratios; target ≤ 5 %), the control **${pct(1 - median(controlRatios))}** (what two runs of nearly the same work differ by here).
 Daemon CPU per request (user + system from /proc, medians): ${Math.round(cpuOff)} µs without, ${Math.round(cpuControl)} µs control,
 ${Math.round(cpuOn)} µs while recording: **${pct(cpuOn / cpuOff - 1)}** more than without, **${pct(cpuOn / cpuControl - 1)}** more than the control.
+
+**Recording, one-second slices** (the more precise reading). One autocannon run of ${SLICE_SECONDS} s with the same load; the
+mode changes every second in cycles of six (off, recording, control, control, recording, off), so each mode's
+seconds sit symmetrically in the cycle and a steady drift of the machine cancels. Per cycle: a mode's answers
+(or daemon CPU per answer) over those of the cycle's two off seconds. ${cycles.length} cycles; mean, 95 % interval of
+the mean, and median:
+
+| ratio to no trace | mean | 95 % interval | median |
+|---|---|---|---|
+| req/s while recording | ${pct(meanOf(sliced.rpsOn))} | ± ${pct(ci95(sliced.rpsOn))} | ${pct(median(sliced.rpsOn))} |
+| req/s with the control trace | ${pct(meanOf(sliced.rpsControl))} | ± ${pct(ci95(sliced.rpsControl))} | ${pct(median(sliced.rpsControl))} |
+| daemon CPU per request while recording | ${pct(meanOf(sliced.cpuOn))} | ± ${pct(ci95(sliced.cpuOn))} | ${pct(median(sliced.cpuOn))} |
+| daemon CPU per request, control | ${pct(meanOf(sliced.cpuControl))} | ± ${pct(ci95(sliced.cpuControl))} | ${pct(median(sliced.cpuControl))} |
+
+Recording costs **${pct(1 - meanOf(sliced.rpsOn))}** of throughput by this reading (95 % interval ${pct(1 - meanOf(sliced.rpsOn) - ci95(sliced.rpsOn))} to ${pct(1 - meanOf(sliced.rpsOn) + ci95(sliced.rpsOn))}; target ≤ 5 %).
+Daemon CPU includes the trace file's writes, which run on libuv's thread pool, beside the event loop.
 
 **Replay.** A ${STEPS}-step trace (\`/help\`, \`/info\`, \`/set {v} = …\`, \`/topics\`, \`/set\` in turn, one topic) recorded
 from this daemon, replayed with \`loom replay <file> --against <daemon>\` (no --speed: one step after another,
