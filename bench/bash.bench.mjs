@@ -3,7 +3,8 @@
 // 1. Round trips per second of `/exec echo hi` through one bash:<name> topic of the built daemon, against
 //    a bare node-pty loop running the same sentinel protocol in one process (bench/bash-bare.mjs): target
 //    >= 80 %. Two client shapes: one request at a time (serial), and six in flight, which is what the
-//    topic admits (one running, five queued, spec §3) and keeps its shell busy.
+//    topic admits (one running, five queued, spec §3) and keeps its shell busy. Six in flight is also
+//    read from one-second slices alternating with the bare loop (more precise on a noisy machine).
 // 2. The same serial client against one-shot /exec in a tab topic (a fresh /bin/bash -c each time).
 // 3. Memory per idle shell with 100 open bash topics: the daemon's RSS growth plus the shells' RSS
 //    (and PSS, which shares library pages fairly), divided by 100.
@@ -107,6 +108,42 @@ for (let i = 0; i < ROUNDS; i++) {
   rows.push({ b, serial, piped, oneShot, http, httpPiped, load: loadavg()[0] });
   console.log(`round ${i + 1}: bare ${b.toFixed(0)}/s, bare+http serial ${http.toFixed(0)}/s, 6 in flight ${httpPiped.toFixed(0)}/s, loom serial ${serial.toFixed(0)}/s, loom 6 in flight ${piped.toFixed(0)}/s, one-shot ${oneShot.toFixed(0)}/s, load ${loadavg()[0].toFixed(1)}`);
 }
+
+// ---- the same, in one-second slices ------------------------------------------------------------
+// Runs of 5 s apart in time differ by 10-30 % here. Slices of one second, in cycles of four (bare,
+// Loom, Loom, bare), each cycle one ratio: Loom's commands over the bare loop's in the same cycle.
+// The bare loop stays one process with one shell for all slices (bench/bash-bare.mjs serve).
+const SLICE_CYCLES = Number(process.env.BENCH_SLICE_CYCLES ?? 20);
+const bareServer = spawn(process.execPath, [join(root, 'bench', 'bash-bare.mjs'), 'serve'], { stdio: ['pipe', 'pipe', 'inherit'] });
+const bareLines = [];
+let bareWaiting = null;
+let bareBuf = '';
+bareServer.stdout.setEncoding('utf8');
+bareServer.stdout.on('data', (c) => {
+  bareBuf += c;
+  for (let i = bareBuf.indexOf('\n'); i >= 0; i = bareBuf.indexOf('\n')) {
+    const line = bareBuf.slice(0, i);
+    bareBuf = bareBuf.slice(i + 1);
+    if (bareWaiting) { const w = bareWaiting; bareWaiting = null; w(line); } else bareLines.push(line);
+  }
+});
+const bareLine = () => (bareLines.length ? Promise.resolve(bareLines.shift()) : new Promise((r) => { bareWaiting = r; }));
+await bareLine(); // ready
+const bareSlice = async (ms) => { bareServer.stdin.write(`${ms}\n`); const { n, ms: took } = JSON.parse(await bareLine()); return (n * 1000) / took; };
+await bareSlice(1000);
+const sliceRatios = [];
+for (let i = 0; i < SLICE_CYCLES; i++) {
+  const b1 = await bareSlice(1000);
+  const l1 = await rate(d.port, 'bash:bench', 6, 1);
+  const l2 = await rate(d.port, 'bash:bench', 6, 1);
+  const b2 = await bareSlice(1000);
+  sliceRatios.push((l1 + l2) / (b1 + b2));
+}
+bareServer.stdin.end();
+await new Promise((r) => bareServer.once('exit', r));
+const sliceMean = sliceRatios.reduce((a, x) => a + x, 0) / sliceRatios.length;
+const sliceCi = (1.96 * Math.sqrt(sliceRatios.reduce((a, x) => a + (x - sliceMean) ** 2, 0) / (sliceRatios.length - 1))) / Math.sqrt(sliceRatios.length);
+
 await d.stop();
 await ceiling.stop();
 
@@ -144,6 +181,11 @@ ${table}
 SSE-shaped body per command: the HTTP round trip between two processes that any daemon pays and the
 in-process loop does not. Serial: bare+HTTP reaches ${pct(med('http'), med('b'))} of bare, so no HTTP
 daemon can reach 80 % of bare one request at a time on this machine; Loom reaches ${pct(med('serial'), med('http'))} of that ceiling.
+
+One-second slices, six in flight (the more precise reading): ${sliceRatios.length} cycles of bare, Loom, Loom, bare
+on the same bare process and daemon; Loom's commands per second over the bare loop's in each cycle:
+mean **${pct(sliceMean, 1)}** ± ${pct(sliceCi, 1)} (95 % interval of the mean), median ${pct(median(sliceRatios), 1)}
+(cycles: ${sliceRatios.map((x) => pct(x, 1)).join(', ')}).
 
 Memory with ${SHELLS} idle bash topics (${shells.length} shells found): daemon RSS ${mib(before.rss)} → ${mib(after.rss)}
 (+${mib(after.rss - before.rss)}); the shells' RSS ${mib(sum('rss'))}, PSS ${mib(sum('pss'))}.
