@@ -168,8 +168,8 @@ export class ShellProcess {
   /**
    * Replace the script file's content. The file stays open (when the folder is on ext4, truncating by
    * opening the file again makes its close flush it, auto_da_alloc): pwrite from offset 0 on the open
-   * descriptor, then ftruncate only when the new script is shorter than the last one (the usual
-   * repeated command is one system call, not two: ~7 µs each here). Synchronous on purpose: bodies are
+   * descriptor, then ftruncate only when the new script is shorter than the last one (a repeated or
+   * longer command is one system call, not two). Synchronous on purpose: bodies are
    * capped at 10 MiB (spec §8) and a trip through the thread pool costs more than it saves.
    */
   private writeScript(text: string): void {
