@@ -148,7 +148,14 @@ export function streamCommand(res: ServerResponse, source: CommandStreamSource, 
           settled = true;
           clearInterval(timer);
           afterNextStart(() => {
-            if (!sse.closed) sse.finish([['head', headOf(ev.output.head)], ['content', ev.output.content], ['done', {}]]);
+            // Outside the actor's listener guard now (commandRun.ts guarded): a throw here must not
+            // become an uncaught exception; the client's socket is closed instead.
+            try {
+              if (!sse.closed) sse.finish([['head', headOf(ev.output.head)], ['content', ev.output.content], ['done', {}]]);
+            } catch (err) {
+              process.emitWarning(`answer of ${ev.ticket.id} not written: ${err instanceof Error ? err.message : String(err)}`);
+              res.destroy();
+            }
             resolve();
           });
           return;

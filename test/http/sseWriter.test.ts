@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import type { ServerResponse } from 'node:http';
 import { HEADERS_WINDOW_MS } from '../../src/domain/limits.js';
 import type { CommandEvent, ExecOutput, Ticket } from '../../src/domain/ticket.js';
@@ -15,6 +15,7 @@ function fakeResponse() {
     write(chunk: string) { calls.push(`write ${chunk.split('\n')[0]}`); return true; },
     end(chunk?: string) { calls.push(`end${chunk ? ` ${chunk.split('\n')[0]}` : ''}`); res.writableEnded = true; return res; },
     on() { return res; },
+    destroy() { calls.push('destroy'); res.destroyed = true; return res; },
   };
   return { res: res as unknown as ServerResponse, calls };
 }
@@ -51,6 +52,24 @@ describe('http/sse.ts streamCommand: when the answer goes out (behaviour.md §9.
     emit(finished);
     await done;
     expect(calls).toEqual(['head 200', 'flush', 'end event: head']);
+  });
+
+  it('when writing the answer throws, then the stream is destroyed, a warning says why, and the exchange still ends (no uncaught exception)', async () => {
+    const { res, calls } = fakeResponse();
+    const warnings: string[] = [];
+    const spy = jest.spyOn(process, 'emitWarning').mockImplementation((w: string | Error) => { warnings.push(String(w)); });
+    try {
+      let emit!: (ev: CommandEvent) => void;
+      const done = streamCommand(res, { submit: (l) => { emit = l; return { leave() {} }; } }, () => { throw new Error('head broke'); });
+      emit({ ...base, type: 'command.started' });
+      emit(finished);
+      await done;
+      await sleep(5);
+      expect(calls).toEqual(['destroy']);
+      expect(warnings).toContain('answer of t1 not written: head broke');
+    } finally {
+      spy.mockRestore();
+    }
   });
 
   it('when the topic starts its next ticket one microtask after command.finished (actors/tree.ts runTicket), then that start comes before this answer is written', async () => {
