@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { errorMessage } from '../domain/errors.js';
 import { HEADERS_WINDOW_MS, RUNNING_COMMENT_MS } from '../domain/limits.js';
 import { refusalError } from '../domain/output.js';
 import type { CommandEvent, ExecHead } from '../domain/ticket.js';
@@ -153,7 +154,7 @@ export function streamCommand(res: ServerResponse, source: CommandStreamSource, 
             try {
               if (!sse.closed) sse.finish([['head', headOf(ev.output.head)], ['content', ev.output.content], ['done', {}]]);
             } catch (err) {
-              process.emitWarning(`answer of ${ev.ticket.id} not written: ${err instanceof Error ? err.message : String(err)}`);
+              process.emitWarning(`answer of ${ev.ticket.id} not written: ${errorMessage(err)}`);
               res.destroy();
             }
             resolve();
