@@ -226,7 +226,7 @@ export class TraceRecording {
     for (const p of items) {
       const line = this.lines.parts(this.step(p, secrets));
       if (typeof line === 'string') this.writer.append(line);
-      else this.writer.appendParts(line.head, line.content, line.tail);
+      else this.writer.appendParts(line);
       if (p.kind === 'file') this.deps.fileBytes.release(p.bytes);
     }
     if (this.writer.bytes > TRACE_FILE_MAX_BYTES && this.active) {

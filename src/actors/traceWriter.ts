@@ -1,6 +1,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { errorMessage } from '../domain/errors.js';
 import { TRACE_FLUSH_MS } from '../domain/limits.js';
+import type { LineParts } from '../domain/trace.js';
 
 /** At most this many buffers per writev call (IOV_MAX is 1024 on Linux). */
 const WRITEV_MAX = 1024;
@@ -78,7 +79,7 @@ export class TraceWriter {
    * Add one line given as pieces (StepLines.parts): `content` is written as it is, and may be the
    * same Buffer for many lines (never changed after it is handed over).
    */
-  appendParts(head: string, content: Buffer, tail: string): void {
+  appendParts({ head, content, tail }: LineParts): void {
     if (this.failed) return;
     const a = Buffer.from(head);
     const b = Buffer.from(`${tail}\n`);

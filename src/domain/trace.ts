@@ -247,39 +247,30 @@ const CONTENT_SLOT_JSON = JSON.stringify(CONTENT_SLOT);
 /** What follows the content in a step's JSON as execStep builds it: the end of `expect`, then `duration_ms`. */
 const AFTER_CONTENT = /^\},"duration_ms":\d+\}$/;
 
+/** A trace line as pieces (StepLines.parts): `head`, the content's JSON as bytes, `tail`, in that order. */
+export interface LineParts {
+  head: string;
+  content: Buffer;
+  tail: string;
+}
+
 /**
- * {@link stepLine} for a recording, remembering the JSON of the last answer's content: an agent that
- * asks the same thing again (polling `/info`, `/events`, `/help`) gets the same content, and its JSON
- * string (most of a line: ~3 KB for `/help`) is reused. The rest of the step is made JSON with a
- * slot in place of the content; the slot must occur once, followed only by `}` and `duration_ms`,
- * so no text of the step itself (a command may hold the same characters) is taken for it. Any other
- * shape takes the plain path; either way the line is the same bytes as `stepLine` gives.
+ * {@link stepLine} for a recording, remembering the last answer's content as encoded JSON: an agent
+ * that asks the same thing again (polling `/info`, `/events`, `/help`) gets the same content, and its
+ * JSON bytes (most of a line: ~1–3 KB) are neither made nor encoded again; the writer gets the same
+ * Buffer for every step that repeats it. The rest of the step is made JSON with a slot in place of
+ * the content; the slot must occur once, followed only by `}` and `duration_ms`, so no text of the
+ * step itself (a command may hold the same characters) is taken for it. Any other shape, or a step
+ * without content, is one plain string; either way the bytes are those `stepLine` gives.
  */
 export class StepLines {
   private content: string | undefined;
-  private contentJson = '';
   private contentBytes: Buffer | undefined;
 
-  line(step: TraceStep): string {
-    const p = this.parts(step);
-    return typeof p === 'string' ? p : `${p.head}${this.contentJson}${p.tail}`;
-  }
-
-  /**
-   * The line as pieces for a writer: the step's JSON before the content, the content's JSON encoded
-   * once (the same Buffer for every step that repeats it: its ~1–3 KB are neither copied into a new
-   * string nor encoded again per step), and the end. A plain string when the step has no content or
-   * another shape.
-   */
-  parts(step: TraceStep): string | { head: string; content: Buffer; tail: string } {
+  parts(step: TraceStep): string | LineParts {
     const expect = step.kind === 'exec' ? step.expect : undefined;
     const content = expect?.content;
     if (expect === undefined || content === undefined) return JSON.stringify(step);
-    if (content !== this.content) {
-      this.content = content;
-      this.contentJson = JSON.stringify(content);
-      this.contentBytes = undefined;
-    }
     expect.content = CONTENT_SLOT;
     let rest: string;
     try {
@@ -291,7 +282,10 @@ export class StepLines {
     const tail = at < 0 ? '' : rest.slice(at + CONTENT_SLOT_JSON.length);
     // The slot once only (a command may hold the same text), and only the step's end after it.
     if (rest.indexOf(CONTENT_SLOT_JSON) !== at || !AFTER_CONTENT.test(tail)) return JSON.stringify(step);
-    this.contentBytes ??= Buffer.from(this.contentJson);
+    if (content !== this.content || this.contentBytes === undefined) {
+      this.content = content;
+      this.contentBytes = Buffer.from(JSON.stringify(content));
+    }
     return { head: rest.slice(0, at), content: this.contentBytes, tail };
   }
 }

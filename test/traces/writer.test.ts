@@ -56,7 +56,7 @@ describe('trace writer', () => {
         w.append(l);
         expected.push(l);
       } else {
-        w.appendParts(`{"seq":${i},"content":`, shared, `,"n":${i}}`);
+        w.appendParts({ head: `{"seq":${i},"content":`, content: shared, tail: `,"n":${i}}` });
         expected.push(`{"seq":${i},"content":${shared.toString()},"n":${i}}`);
       }
     }
