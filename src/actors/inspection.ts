@@ -7,12 +7,12 @@ import type { CommandEvent } from '../domain/ticket.js';
 import { topicSystemId } from '../machines/agent.js';
 import { CommandSecrets } from './commandSecrets.js';
 import type { DaemonActor } from './tree.js';
-import { describeActor, type LiveActor } from './inspectionMessages.js';
+import { describeActor, type FeedAbout, type LiveActor } from './inspectionMessages.js';
 import { InspectionSerialiser } from './inspectionSerialiser.js';
 import { RecentCommands } from './recentCommands.js';
 import { observeSnapshots } from './snapshotTap.js';
 
-export type { InspectorMessage, LiveActor } from './inspectionMessages.js';
+export type { FeedAbout, InspectorMessage, LiveActor } from './inspectionMessages.js';
 
 /** A webhook post the inbox took (what a trace records as a `webhook` step, behaviour.md §14.2). */
 export interface IntakeEvent {
@@ -117,11 +117,12 @@ export class Inspection {
 
   /**
    * The live feed of behaviour.md §13.3: actor created/stopped, transitions and commands, redacted
-   * (§13.4), each message as its JSON text (one element of a frame's array). Only snapshot events
+   * (§13.4), each message as its JSON text (one element of a frame's array) with what it is about
+   * (a transition's actor, a command's event: the coalesced feed's keys). Only snapshot events
    * are read, through the snapshot tap (snapshotTap.ts: no copy of every inspection event).
    * Returns the unsubscribe function.
    */
-  feed(send: (json: string) => void, clock: { now(): number }): () => void {
+  feed(send: (json: string, about?: FeedAbout) => void, clock: { now(): number }): () => void {
     const serialiser = new InspectionSerialiser(clock, (ev) => this.masksFor(ev.agentId, topicSystemId(ev.agentId, ev.topic)));
     serialiser.seed(Object.values(this.root.system.getAll() as Record<string, AnyActorRef>));
     let warned = false;
@@ -134,7 +135,7 @@ export class Inspection {
         warned = true;
       }
     });
-    const offCommands = this.observeCommands((ev) => send(serialiser.fromCommand(ev)));
+    const offCommands = this.observeCommands((ev) => send(serialiser.fromCommand(ev), ev));
     return () => {
       offSnapshots();
       offCommands();

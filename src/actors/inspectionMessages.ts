@@ -2,7 +2,7 @@ import type { AnyActorRef } from 'xstate';
 import { displayPath } from '../commands/format.js';
 import { redactCommand, type ValueMasks } from '../domain/redact.js';
 import type { SessionState } from '../domain/session.js';
-import type { Ticket } from '../domain/ticket.js';
+import type { CommandEvent, Ticket } from '../domain/ticket.js';
 
 /**
  * What the inspector shows of the tree (behaviour.md §13.2–13.4): the message shapes, the public
@@ -27,7 +27,16 @@ export type InspectorMessage =
   | {
     type: 'install'; actor: string; agent_id: string; install_id: string; name: string | null; source: string;
     state: unknown; files_done: number; files_total: number; bytes: number; at: string;
-  };
+  }
+  // Beyond §13.3, only on a coalesced feed (`/inspect/ws?coalesce=1`, inspector/coalesce.ts): what its frame left out.
+  | { type: 'coalesced'; commands: number; messages: number; at: string };
+
+/**
+ * What a live message is about, handed to the feed with its JSON text (inspector/coalesce.ts):
+ * the system id of the actor of a `transition`, the topic event of a `command`, nothing for the
+ * others.
+ */
+export type FeedAbout = string | CommandEvent | undefined;
 
 /** One live actor of the registry, redacted. */
 export interface LiveActor {

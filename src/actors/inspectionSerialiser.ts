@@ -1,7 +1,7 @@
 import type { AnyActorRef } from 'xstate';
 import { redactCommand, type ValueMasks } from '../domain/redact.js';
 import type { CommandEvent } from '../domain/ticket.js';
-import { detailOf, iso, machineOf, type InspectorMessage, type Snap } from './inspectionMessages.js';
+import { detailOf, iso, machineOf, type FeedAbout, type InspectorMessage, type Snap } from './inspectionMessages.js';
 import type { SnapshotEvent } from './snapshotTap.js';
 
 /** JSON.stringify, typed as what it returns (undefined for undefined, functions, symbols). */
@@ -80,8 +80,11 @@ export class InspectionSerialiser {
     }
   }
 
-  /** The messages (JSON texts, in order) of one `@xstate.snapshot` event, passed to `send`; most make none. */
-  fromSnapshot(ev: SnapshotEvent, send: (json: string) => void): void {
+  /**
+   * The messages (JSON texts, in order) of one `@xstate.snapshot` event, passed to `send`, a
+   * transition with its actor's system id; most events make none.
+   */
+  fromSnapshot(ev: SnapshotEvent, send: (json: string, about?: FeedAbout) => void): void {
     const ref = ev.actorRef as AnyActorRef;
     const machine = machineOf(ref);
     if (!machine) return;
@@ -104,7 +107,7 @@ export class InspectionSerialiser {
       valueJson = jsonOf(value);
       if (typeof seen.value !== 'object' || typeof value !== 'object' || fromJson !== valueJson) {
         at = iso(this.clock.now());
-        send(this.transitionJson(seen, systemId, machine, fromJson, valueJson, ev.event.type, at));
+        send(this.transitionJson(seen, systemId, machine, fromJson, valueJson, ev.event.type, at), systemId);
       }
     }
     let progress: string | undefined;

@@ -3,6 +3,12 @@ import type { Duplex } from 'node:stream';
 import type { WebSocketServer } from 'ws';
 import type { InspectorFeed } from './feed.js';
 
+/** Whether the upgrade's query asks for the coalesced feed (`?coalesce=1`, feed.ts). */
+export function wantsCoalesced(url: string | undefined): boolean {
+  const q = url?.indexOf('?') ?? -1;
+  return q >= 0 && new URLSearchParams(url?.slice(q + 1)).get('coalesce') === '1';
+}
+
 /**
  * GET /inspect/ws (behaviour.md §13.1): the WebSocket of the inspector, taken over from the HTTP
  * `upgrade` hook after its Host/Origin guard. The page never sends anything that matters, so
@@ -23,7 +29,7 @@ export function inspectorSocket(feed: InspectorFeed): { handle(req: IncomingMess
           ws.on('close', () => feed.detach(ws));
           // A reset connection must not raise an unhandled 'error'; 'close' follows and detaches it.
           ws.on('error', () => ws.terminate());
-          feed.attach(ws);
+          feed.attach(ws, { coalesce: wantsCoalesced(req.url) });
         });
       }).catch((err: unknown) => {
         process.emitWarning(`inspector WebSocket unavailable: ${err instanceof Error ? err.message : String(err)}`);

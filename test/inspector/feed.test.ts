@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import type { Inspection, InspectorMessage } from '../../src/actors/inspection.js';
+import type { FeedAbout, Inspection, InspectorMessage } from '../../src/actors/inspection.js';
+import type { CommandEvent } from '../../src/domain/ticket.js';
 import type { InspectionSnapshot } from '../../src/actors/inspectionSnapshot.js';
-import { FRAME_MS, InspectorFeed, SLOW_CLIENT_CODE, type FeedClient } from '../../src/inspector/feed.js';
+import { COALESCE_ABOVE_PER_S, COALESCED_FRAME_MS, FRAME_MS, InspectorFeed, SLOW_CLIENT_CODE, type FeedClient } from '../../src/inspector/feed.js';
 
 /** A client stand-in: records what it was sent and how it was closed; its buffer is set by the test. */
 class FakeClient implements FeedClient {
@@ -17,12 +18,12 @@ class FakeClient implements FeedClient {
 
 /** An inspection stand-in that counts subscriptions and lets the test emit messages. */
 function fakeSource() {
-  const state = { subscribed: 0, unsubscribed: 0, emit: (_m: InspectorMessage) => {} };
+  const state = { subscribed: 0, unsubscribed: 0, emit: (_m: InspectorMessage, _about?: FeedAbout) => {} };
   const inspection = {
-    // The feed hands over each message as its JSON text.
-    feed(send: (json: string) => void) {
+    // The feed hands over each message as its JSON text, with what it is about.
+    feed(send: (json: string, about?: FeedAbout) => void) {
       state.subscribed++;
-      state.emit = (m) => send(JSON.stringify(m));
+      state.emit = (m, about) => send(JSON.stringify(m), about);
       return () => { state.unsubscribed++; state.emit = () => {}; };
     },
   } as unknown as Inspection;
@@ -148,5 +149,66 @@ describe('inspector feed (behaviour.md §13, "costs nothing while nobody watches
     expect(a.terminated).toBe(false);
     await new Promise((r) => setTimeout(r, 300));
     expect(a.terminated).toBe(true);
+  });
+
+  describe('a client that asked for the coalesced feed (?coalesce=1)', () => {
+    /** A command that starts and finishes on topic `topic`, as the serialiser hands it over. */
+    const ran = (state: { emit: (m: InspectorMessage, about?: FeedAbout) => void }, topic: string, n: number) => {
+      for (const phase of ['started', 'finished'] as const) {
+        const ev = { type: `command.${phase}`, agentId: 'leo', topic, ticket: { id: `t${n}` }, at: 0 } as unknown as CommandEvent;
+        state.emit({ type: 'command', phase, agent_id: 'leo', topic, ticket: `t${n}`, cmd: '/help', via: 'exec', at: 'x' }, ev);
+      }
+    };
+
+    it('gets the whole frame while quiet; under a flood, frames of a second led by what they left out, while a plain client still gets every message', () => {
+      const { state, source } = fakeSource();
+      const c = manualClock();
+      const feed = new InspectorFeed(source, c as never, 1 << 20);
+      const plain = new FakeClient();
+      const page = new FakeClient();
+      feed.attach(plain);
+      feed.attach(page, { coalesce: true });
+      expect(feed.size).toBe(2);
+      ran(state, 'q', 1);
+      // Two timers of FRAME_MS: the plain frame and the coalesced one.
+      expect([...c.timers.values()].map((t) => t.ms)).toEqual([FRAME_MS, FRAME_MS]);
+      c.tick();
+      expect(JSON.parse(page.sent[1])).toEqual(JSON.parse(plain.sent[1]));
+      // A flood: more than COALESCE_ABOVE_PER_S messages a second in the frame.
+      const flood = Math.ceil((COALESCE_ABOVE_PER_S * FRAME_MS) / 1000 / 2) + 1;
+      for (let i = 2; i < 2 + flood; i++) ran(state, 'q', i);
+      c.tick();
+      expect(JSON.parse(page.sent[2])).toHaveLength(flood * 2);
+      // The next coalesced frame spans a second and keeps the last 20 commands.
+      for (let i = 100; i < 130; i++) ran(state, 'q', i);
+      expect([...c.timers.values()].map((t) => t.ms).sort((a, b) => a - b)).toEqual([FRAME_MS, COALESCED_FRAME_MS]);
+      c.tick();
+      const frame = JSON.parse(page.sent[3]) as Array<Record<string, unknown>>;
+      expect(frame[0]).toEqual({ type: 'coalesced', commands: 10, messages: 20, at: '1970-01-01T00:00:00.000Z' });
+      expect(frame.slice(1).map((m) => m.ticket)).toEqual(Array.from({ length: 40 }, (_, i) => `t${110 + Math.floor(i / 2)}`));
+      expect(JSON.parse(plain.sent[3])).toHaveLength(60);
+      // Quiet again: back to FRAME_MS.
+      ran(state, 'q', 200);
+      expect([...c.timers.values()].map((t) => t.ms)).toEqual([FRAME_MS, FRAME_MS]);
+    });
+
+    it('when the last coalesced client leaves, its frame and timer go; the plain client goes on', () => {
+      const { state, source } = fakeSource();
+      const c = manualClock();
+      const feed = new InspectorFeed(source, c as never, 1 << 20);
+      const plain = new FakeClient();
+      const page = new FakeClient();
+      feed.attach(plain);
+      feed.attach(page, { coalesce: true });
+      ran(state, 'q', 1);
+      feed.detach(page);
+      expect([...c.timers.values()].map((t) => t.ms)).toEqual([FRAME_MS]);
+      c.tick();
+      expect(page.sent).toHaveLength(1);
+      expect(JSON.parse(plain.sent[1])).toHaveLength(2);
+      expect(state.unsubscribed).toBe(0);
+      feed.detach(plain);
+      expect(state.unsubscribed).toBe(1);
+    });
   });
 });

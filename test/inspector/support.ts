@@ -11,9 +11,9 @@ export interface InspectorSession {
   close(): Promise<void>;
 }
 
-/** Open /inspect/ws and wait for the first message (the snapshot). */
-export async function openInspector(port: number, headers: Record<string, string> = {}): Promise<InspectorSession> {
-  const ws = new WebSocket(`ws://127.0.0.1:${port}/inspect/ws`, { headers });
+/** Open /inspect/ws (with `query`, e.g. `?coalesce=1`) and wait for the first message (the snapshot). */
+export async function openInspector(port: number, headers: Record<string, string> = {}, query = ''): Promise<InspectorSession> {
+  const ws = new WebSocket(`ws://127.0.0.1:${port}/inspect/ws${query}`, { headers });
   const messages: Array<Record<string, any>> = [];
   const raw: string[] = [];
   const waiters = new Set<() => void>();

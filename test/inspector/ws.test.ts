@@ -82,6 +82,31 @@ describe('live messages (behaviour.md §13.3)', () => {
     const finished = s.messages.filter((m) => m.type === 'command' && m.phase === 'finished' && m.agent_id === 'bea');
     expect(finished.map((m) => [m.ticket, m.ok, m.code])).toEqual([['t1', false, 'CONFLICT'], ['t2', false, 'CONFLICT']]);
   });
+
+  it('when a ?coalesce=1 client watches a flood, then it gets every topic\'s last 20 commands and a count of the rest; a plain client gets every message', async () => {
+    await call(t.base, 'POST', '/agents', { body: { agent_id: 'flo' } });
+    const plain = await inspector();
+    const page = await openInspector(t.port, {}, '?coalesce=1');
+    sessions.push(page);
+    // Two topics, 600 commands each, as fast as four clients per topic can send them.
+    const topics = ['f1', 'f2'];
+    await Promise.all(topics.flatMap((topic) => Array.from({ length: 4 }, async () => {
+      for (let i = 0; i < 150; i++) await t.client('flo').exec(topic, '/info');
+    })));
+    const mark = await t.client('flo').exec('end', '/info');
+    expect(mark.status).toBe(200);
+    for (const s of [plain, page]) await s.until((m) => m.type === 'command' && m.phase === 'finished' && m.topic === 'end', 'the last command');
+    const finished = (s: InspectorSession, topic: string) => s.messages.filter((m) => m.type === 'command' && m.phase === 'finished' && m.topic === topic).map((m) => m.ticket);
+    for (const topic of topics) expect(finished(plain, topic)).toHaveLength(600);
+    const notes = page.messages.filter((m) => m.type === 'coalesced');
+    expect(notes.length).toBeGreaterThan(0);
+    expect(Object.keys(notes[0])).toEqual(['type', 'commands', 'messages', 'at']);
+    // Every finished command is either sent or counted as left out, and the last 20 of each topic are sent.
+    const sent = topics.map((topic) => finished(page, topic));
+    expect(sent[0].length + sent[1].length + notes.reduce((n, m) => n + m.commands, 0)).toBe(1200);
+    for (const [i, topic] of topics.entries()) expect(sent[i].slice(-20)).toEqual(finished(plain, topic).slice(-20));
+    expect(page.messages.length).toBeLessThan(plain.messages.length / 2);
+  }, 60000);
 });
 
 describe('redaction over a WebSocket session (behaviour.md §13.4)', () => {

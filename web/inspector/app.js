@@ -65,7 +65,9 @@ function scheduleRefresh(delay = 300) {
 }
 
 function connect() {
-  const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/inspect/ws`);
+  // The coalesced feed: under a flood, frames of a second with only what changes this picture (the
+  // last 20 commands per topic, the last transitions per actor), so the page's work stays small.
+  const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/inspect/ws?coalesce=1`);
   let opened = false;
   ws.onopen = () => {
     opened = true;
@@ -82,9 +84,14 @@ function connect() {
       if (data.type === 'snapshot') model.applySnapshot(data);
       return;
     }
-    ui.received += data.length;
+    // A coalesced frame (under a flood) leads with what it left out: counted for the busy rate.
+    let count = data.length;
     let refresh = false;
-    for (const msg of data) if (model.apply(msg)) refresh = true;
+    for (const msg of data) {
+      if (msg.type === 'coalesced') count += msg.messages;
+      else if (model.apply(msg)) refresh = true;
+    }
+    ui.received += count;
     if (refresh) scheduleRefresh();
   };
   ws.onclose = (ev) => {

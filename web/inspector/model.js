@@ -13,7 +13,8 @@ export const topicKey = (agentId, topic) => `${agentId}/${topic}`;
 
 function topicFromSnapshot(agentId, t) {
   return {
-    agentId, topic: t.topic, type: t.topic_type, state: t.state, doc: t.doc, shell: t.shell,
+    // `rev` counts changes: the view redraws a card only when it moved (or shows a live time).
+    rev: 0, agentId, topic: t.topic, type: t.topic_type, state: t.state, doc: t.doc, shell: t.shell,
     running: t.running ? { ...t.running, startedAt: ms(t.running.started_at), queuedAt: ms(t.running.started_at) } : null,
     waiting: t.waiting.map((w) => ({ ...w, queuedAt: ms(w.queued_at) })),
     recent: [...t.recent],
@@ -58,7 +59,7 @@ export class Model {
 
   agentFields(a) {
     return {
-      agentId: a.agent_id, home: a.home, webhook: a.webhook, events: a.events ?? null,
+      rev: 0, agentId: a.agent_id, home: a.home, webhook: a.webhook, events: a.events ?? null,
       capabilities: a.capabilities ?? [], installs: a.installs ?? [],
     };
   }
@@ -77,7 +78,10 @@ export class Model {
         const key = topicKey(a.agent_id, t.topic);
         const known = this.topics.get(key);
         if (!known) this.topics.set(key, topicFromSnapshot(a.agent_id, t));
-        else Object.assign(known, { doc: t.doc, shell: t.shell });
+        else if (JSON.stringify([known.doc, known.shell]) !== JSON.stringify([t.doc, t.shell])) {
+          Object.assign(known, { doc: t.doc, shell: t.shell });
+          known.rev++;
+        }
       }
     }
     for (const id of [...this.agents.keys()]) if (!seen.has(id)) this.dropAgent(id);
@@ -92,7 +96,7 @@ export class Model {
     const key = topicKey(msg.agent_id, msg.topic);
     let t = this.topics.get(key);
     if (!t) {
-      t = { agentId: msg.agent_id, topic: msg.topic, type: null, state: 'idle', doc: null, shell: null, running: null, waiting: [], recent: [] };
+      t = { rev: 0, agentId: msg.agent_id, topic: msg.topic, type: null, state: 'idle', doc: null, shell: null, running: null, waiting: [], recent: [] };
       this.topics.set(key, t);
     }
     return t;
@@ -111,6 +115,7 @@ export class Model {
 
   applyCommand(m) {
     const t = this.topicOf(m);
+    t.rev++;
     const at = ms(m.at);
     const waiting = t.waiting.find((w) => w.ticket === m.ticket);
     if (m.phase === 'queued') {
@@ -146,9 +151,15 @@ export class Model {
   applyTransition(m) {
     this.remember(m.actor, { from: m.from, to: m.to, event: m.event, at: ms(m.at) });
     if (m.actor.startsWith('topic:')) {
-      const t = this.topics.get(m.actor.slice('topic:'.length));
-      if (t) t.state = m.to;
-      return !t;
+      // A topic first met here (a coalesced frame may leave out the command that came first) is
+      // added as a command would add it; its type comes with the refresh this asks for.
+      const key = m.actor.slice('topic:'.length);
+      const known = this.topics.has(key);
+      const slash = key.indexOf('/');
+      const t = this.topicOf({ agent_id: key.slice(0, slash), topic: key.slice(slash + 1) });
+      t.state = m.to;
+      t.rev++;
+      return !known;
     }
     // Capabilities, agents, webhooks, installs, shells: their rows come from a fetched snapshot.
     return true;
@@ -169,6 +180,7 @@ export class Model {
     const i = a.installs.findIndex((x) => x.install_id === id);
     if (i < 0) a.installs.push(row);
     else a.installs[i] = row;
+    a.rev++;
     return false;
   }
 

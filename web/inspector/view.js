@@ -72,6 +72,13 @@ function topicCard(t, ctx) {
   card.dataset.state = t.state;
   card.classList.toggle('selected', actor === ctx.selected);
   if (offscreen.has(card)) return card;
+  // Unchanged since it was drawn and showing no live time: left as it is. Rebuilding every card at
+  // every tick cost an idle page ~90 ms of CPU a second in style and layout (bench/inspector).
+  const live = t.running !== null || t.waiting.length > 0;
+  if (!live && card.drawnFrom === t && card.drawnRev === t.rev && card.drawnSelected === ctx.selected) return card;
+  card.drawnFrom = t;
+  card.drawnRev = t.rev;
+  card.drawnSelected = ctx.selected;
   // A live shell is its own actor (shell:<agent>/<topic>): selecting it draws the shell machine.
   const shellAttrs = t.shell && t.shell.state !== 'none' ? selectable(`shell:${key}`, ctx.selected) : {};
   const shell = t.shell ? h('p', { ...shellAttrs, class: `shell${shellAttrs.class ? ' selected' : ''}` }, `shell ${t.shell.state ?? ''}`, t.shell.pid ? ` · pid ${t.shell.pid}` : '', t.shell.cwd ? ` · ${t.shell.cwd}` : '') : null;
@@ -109,6 +116,21 @@ function agentHeader(a, ctx) {
     h('span', { ...selectable(`webhook:${a.agentId}`, ctx.selected), class: `webhook ${a.webhook ? 'on' : 'off'}${ctx.selected === `webhook:${a.agentId}` ? ' selected' : ''}` }, a.webhook ? 'webhook on' : 'no webhook'));
 }
 
+/** Whether `el`'s children are exactly `nodes`, in order. */
+function holds(el, nodes) {
+  return el.children.length === nodes.length && nodes.every((n, i) => el.children[i] === n);
+}
+
+/** An agent's section, kept across redraws: its header part is redrawn only when it changed. */
+function agentSection(a) {
+  let sec = agentCards.get(a.agentId);
+  if (!sec) {
+    sec = { el: h('section', { class: 'agent', data: { agent: a.agentId } }), topics: h('div', { class: 'topics' }), empty: h('p', { class: 'empty' }, 'no open topics'), parts: [], drawnFrom: null, drawnRev: -1, drawnSelected: undefined };
+    agentCards.set(a.agentId, sec);
+  }
+  return sec;
+}
+
 /** Draw every agent and topic into `root`. `ctx`: { now, waitMs, selected }. */
 export function renderAgents(root, model, ctx) {
   if (!model.loaded) return;
@@ -120,15 +142,26 @@ export function renderAgents(root, model, ctx) {
   }
   const keep = new Set();
   const sections = agents.map((a) => {
-    let sec = agentCards.get(a.agentId);
-    if (!sec) {
-      sec = h('section', { class: 'agent', data: { agent: a.agentId } });
-      agentCards.set(a.agentId, sec);
-    }
+    const sec = agentSection(a);
     const topics = (topicsByAgent.get(a.agentId) ?? []).sort((x, y) => (x.topic < y.topic ? -1 : 1));
     for (const t of topics) keep.add(topicKey(t.agentId, t.topic));
-    return fill(sec, agentHeader(a, ctx), capabilitiesView(a, ctx), installsView(a, ctx),
-      topics.length ? h('div', { class: 'topics' }, topics.map((t) => topicCard(t, ctx))) : h('p', { class: 'empty' }, 'no open topics'));
+    // A live capability shows its time to expiry: redrawn at every tick, like a busy topic.
+    const live = a.capabilities.some((c) => c.state === 'live');
+    if (live || sec.drawnFrom !== a || sec.drawnRev !== a.rev || sec.drawnSelected !== ctx.selected) {
+      // Only the head is replaced: the topic cards stay attached (moving them costs a restyle of all).
+      for (const p of sec.parts) p.remove();
+      sec.parts = [agentHeader(a, ctx), capabilitiesView(a, ctx), installsView(a, ctx)].filter((x) => x !== null);
+      sec.el.prepend(...sec.parts);
+      sec.drawnFrom = a;
+      sec.drawnRev = a.rev;
+      sec.drawnSelected = ctx.selected;
+    }
+    const cards = topics.map((t) => topicCard(t, ctx));
+    if (!holds(sec.topics, cards)) fill(sec.topics, cards);
+    const [body, other] = cards.length ? [sec.topics, sec.empty] : [sec.empty, sec.topics];
+    if (other.parentNode === sec.el) other.remove();
+    if (body.parentNode !== sec.el) sec.el.append(body);
+    return sec.el;
   });
   for (const [key, card] of [...topicCards]) {
     if (keep.has(key)) continue;
@@ -137,5 +170,5 @@ export function renderAgents(root, model, ctx) {
   }
   for (const id of [...agentCards.keys()]) if (!model.agents.has(id)) agentCards.delete(id);
   if (sections.length === 0) fill(root, h('p', { class: 'empty' }, 'No agents registered.'));
-  else if (sections.some((s, i) => root.children[i] !== s) || root.children.length !== sections.length) fill(root, sections);
+  else if (!holds(root, sections)) fill(root, sections);
 }
