@@ -42,7 +42,12 @@ function buildBefore() {
   symlinkSync(join(root, 'node_modules'), join(dir, 'node_modules'));
   if (existsSync(join(root, 'build'))) symlinkSync(join(root, 'build'), join(dir, 'build'));
   execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(dir, 'tsconfig.build.json')], { stdio: 'inherit' });
-  return { root: dir, label: rev ? `git ${rev}` : 'this source without inspectorFeature' };
+  // Bundled as `npm run build` bundles this checkout: tsc's output alone ran /exec ~10 % slower here,
+  // which made the daemon with the inspector look faster than the one without.
+  mkdirSync(join(dir, 'scripts'), { recursive: true });
+  cpSync(join(root, 'scripts', 'bundle.mjs'), join(dir, 'scripts', 'bundle.mjs'));
+  execFileSync(process.execPath, [join(dir, 'scripts', 'bundle.mjs')], { stdio: 'inherit' });
+  return { root: dir, label: `${rev ? `git ${rev}` : 'this source without inspectorFeature'}, built and bundled as npm run build does` };
 }
 
 function load(base) {

@@ -7,12 +7,12 @@ import type { CommandEvent } from '../domain/ticket.js';
 import { topicSystemId } from '../machines/agent.js';
 import { CommandSecrets } from './commandSecrets.js';
 import type { DaemonActor } from './tree.js';
-import { describeActor, type FeedAbout, type LiveActor } from './inspectionMessages.js';
+import { describeActor, type LiveActor, type LiveMessage } from './inspectionMessages.js';
 import { InspectionSerialiser } from './inspectionSerialiser.js';
 import { RecentCommands } from './recentCommands.js';
 import { observeSnapshots } from './snapshotTap.js';
 
-export type { FeedAbout, InspectorMessage, LiveActor } from './inspectionMessages.js';
+export type { CommandFacts, InspectorMessage, LiveActor, LiveMessage } from './inspectionMessages.js';
 
 /** A webhook post the inbox took (what a trace records as a `webhook` step, behaviour.md §14.2). */
 export interface IntakeEvent {
@@ -117,28 +117,38 @@ export class Inspection {
 
   /**
    * The live feed of behaviour.md §13.3: actor created/stopped, transitions and commands, redacted
-   * (§13.4), each message as its JSON text (one element of a frame's array) with what it is about
-   * (a transition's actor, a command's event: the coalesced feed's keys). Only snapshot events
-   * are read, through the snapshot tap (snapshotTap.ts: no copy of every inspection event).
-   * Returns the unsubscribe function.
+   * (§13.4). Transitions and the others come as JSON text (one element of a frame's array),
+   * commands as their facts, which `json` writes when they are sent (a coalesced feed writes only
+   * those it keeps). Only snapshot events are read, through the snapshot tap (snapshotTap.ts: no
+   * copy of every inspection event).
    */
-  feed(send: (json: string, about?: FeedAbout) => void, clock: { now(): number }): () => void {
+  liveFeed(send: (m: LiveMessage) => void, clock: { now(): number }): { unsubscribe(): void; json(m: LiveMessage): string } {
     const serialiser = new InspectionSerialiser(clock, (ev) => this.masksFor(ev.agentId, topicSystemId(ev.agentId, ev.topic)));
     serialiser.seed(Object.values(this.root.system.getAll() as Record<string, AnyActorRef>));
     let warned = false;
+    const message = (json: string, transitionOf?: string) => send(transitionOf === undefined ? { kind: 'other', json } : { kind: 'transition', actor: transitionOf, json });
     const offSnapshots = observeSnapshots(this.root.system, (ev) => {
       try {
-        serialiser.fromSnapshot(ev, send);
+        serialiser.fromSnapshot(ev, message);
       } catch (err) {
         // The feed must never break the actor it watches (XState calls it inside the actor's step); say so once.
         if (!warned) process.emitWarning(`inspection observer failed: ${errorMessage(err)}`);
         warned = true;
       }
     });
-    const offCommands = this.observeCommands((ev) => send(serialiser.fromCommand(ev), ev));
-    return () => {
-      offSnapshots();
-      offCommands();
+    const offCommands = this.observeCommands((ev) => send(serialiser.commandFacts(ev)));
+    return {
+      unsubscribe: () => {
+        offSnapshots();
+        offCommands();
+      },
+      json: (m) => (m.kind === 'command' ? serialiser.commandJson(m) : m.json),
     };
+  }
+
+  /** {@link liveFeed} with every message written at once, as its JSON text. Returns the unsubscribe function. */
+  feed(send: (json: string) => void, clock: { now(): number }): () => void {
+    const live = this.liveFeed((m) => send(live.json(m)), clock);
+    return live.unsubscribe;
   }
 }

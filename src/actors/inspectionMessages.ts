@@ -32,11 +32,34 @@ export type InspectorMessage =
   | { type: 'coalesced'; commands: number; messages: number; at: string };
 
 /**
- * What a live message is about, handed to the feed with its JSON text (inspector/coalesce.ts):
- * the system id of the actor of a `transition`, the topic event of a `command`, nothing for the
- * others.
+ * A `command` message of §13.3 before it is written: what its JSON is made of, taken when the event
+ * comes (the masks of that moment, §13.4), and no result text. `json` is filled when it is written
+ * (InspectionSerialiser.commandJson): a coalesced feed writes only the commands it keeps.
  */
-export type FeedAbout = string | CommandEvent | undefined;
+export interface CommandFacts {
+  readonly kind: 'command';
+  readonly type: CommandEvent['type'];
+  readonly agentId: string;
+  readonly topic: string;
+  readonly ticket: Ticket;
+  readonly at: number;
+  readonly masks: ValueMasks | null;
+  /** Finished and refused commands. */
+  readonly ok: boolean | undefined;
+  /** A finished command's result code, a refusal's reason. */
+  readonly code: string | null | undefined;
+  readonly durationMs: number | undefined;
+  json: string | undefined;
+}
+
+/**
+ * One live message as the feed gets it (inspector/feed.ts): a command's facts, or the JSON of a
+ * transition (with its actor's system id) or of any other message.
+ */
+export type LiveMessage =
+  | CommandFacts
+  | { readonly kind: 'transition'; readonly actor: string; readonly json: string }
+  | { readonly kind: 'other'; readonly json: string };
 
 /** One live actor of the registry, redacted. */
 export interface LiveActor {

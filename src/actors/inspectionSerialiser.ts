@@ -1,7 +1,7 @@
 import type { AnyActorRef } from 'xstate';
 import { redactCommand, type ValueMasks } from '../domain/redact.js';
 import type { CommandEvent } from '../domain/ticket.js';
-import { detailOf, iso, machineOf, type FeedAbout, type InspectorMessage, type Snap } from './inspectionMessages.js';
+import { detailOf, iso, machineOf, type CommandFacts, type InspectorMessage, type Snap } from './inspectionMessages.js';
 import type { SnapshotEvent } from './snapshotTap.js';
 
 /** JSON.stringify, typed as what it returns (undefined for undefined, functions, symbols). */
@@ -84,7 +84,7 @@ export class InspectionSerialiser {
    * The messages (JSON texts, in order) of one `@xstate.snapshot` event, passed to `send`, a
    * transition with its actor's system id; most events make none.
    */
-  fromSnapshot(ev: SnapshotEvent, send: (json: string, about?: FeedAbout) => void): void {
+  fromSnapshot(ev: SnapshotEvent, send: (json: string, transitionOf?: string) => void): void {
     const ref = ev.actorRef as AnyActorRef;
     const machine = machineOf(ref);
     if (!machine) return;
@@ -152,27 +152,45 @@ export class InspectionSerialiser {
     return { key: JSON.stringify([snap.value, d.name, d.files_done, d.files_total, d.bytes]), msg };
   }
 
-  /**
-   * The message of one topic `command.*` event (cmd redacted; no result text):
-   * `{"type":"command","phase","agent_id","topic","ticket","cmd","via","at"}`, refusals and
-   * finished commands then `"ok","code"`, finished ones `"duration_ms"` last.
-   */
+  /** The message of one topic `command.*` event, as JSON (see {@link commandJson}). */
   fromCommand(ev: CommandEvent): string {
-    const t = ev.ticket;
+    return this.commandJson(this.commandFacts(ev));
+  }
+
+  /** What a command message is made of, taken now: the masks of this moment, the result's ok and code, never its text. */
+  commandFacts(ev: CommandEvent): CommandFacts {
     // Masks are cached (CommandSecrets): the same list, and id, until the env store or the session changes.
     const masks = this.masksOf(ev);
-    const masksId = masks?.id ?? 0;
+    const t = ev.ticket;
+    const finished = ev.type === 'command.finished';
+    return {
+      kind: 'command', type: ev.type, agentId: ev.agentId, topic: ev.topic, ticket: t, at: ev.at, masks,
+      ok: finished ? ev.result.ok : ev.type === 'command.refused' ? false : undefined,
+      code: finished ? ev.result.code : ev.type === 'command.refused' ? ev.reason : undefined,
+      durationMs: finished ? ev.at - (t.startedAt ?? ev.at) : undefined,
+      json: undefined,
+    };
+  }
+
+  /**
+   * The JSON of a command message (cmd redacted; no result text):
+   * `{"type":"command","phase","agent_id","topic","ticket","cmd","via","at"}`, refusals and
+   * finished commands then `"ok","code"`, finished ones `"duration_ms"` last. Kept in `f.json`.
+   */
+  commandJson(f: CommandFacts): string {
+    if (f.json !== undefined) return f.json;
+    const t = f.ticket;
+    const masksId = f.masks?.id ?? 0;
     let kept = this.shown.get(t);
     if (kept === undefined || kept.masksId !== masksId) {
-      const fields = `"agent_id":${JSON.stringify(ev.agentId)},"topic":${JSON.stringify(ev.topic)},"ticket":${JSON.stringify(t.id)},"cmd":${JSON.stringify(redactCommand(t.cmd, masks))}${member('via', t.via)}`;
+      const fields = `"agent_id":${JSON.stringify(f.agentId)},"topic":${JSON.stringify(f.topic)},"ticket":${JSON.stringify(t.id)},"cmd":${JSON.stringify(redactCommand(t.cmd, f.masks))}${member('via', t.via)}`;
       kept = { fields, masksId };
       this.shown.set(t, kept);
     }
-    const head = `${COMMAND_HEAD[ev.type]}${kept.fields},"at":"${iso(ev.at)}"`;
-    if (ev.type === 'command.refused') return `${head},"ok":false${member('code', ev.reason)}}`;
-    if (ev.type === 'command.finished') {
-      return `${head}${member('ok', ev.result.ok)}${member('code', ev.result.code)}${member('duration_ms', ev.at - (t.startedAt ?? ev.at))}}`;
-    }
-    return `${head}}`;
+    const head = `${COMMAND_HEAD[f.type]}${kept.fields},"at":"${iso(f.at)}"`;
+    if (f.type === 'command.refused') f.json = `${head},"ok":false${member('code', f.code)}}`;
+    else if (f.type === 'command.finished') f.json = `${head}${member('ok', f.ok)}${member('code', f.code)}${member('duration_ms', f.durationMs)}}`;
+    else f.json = `${head}}`;
+    return f.json;
   }
 }

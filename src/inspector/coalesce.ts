@@ -1,5 +1,5 @@
 import { RECENT_PER_TOPIC } from '../actors/recentCommands.js';
-import type { FeedAbout } from '../actors/inspectionMessages.js';
+import type { LiveMessage } from '../actors/inspectionMessages.js';
 import type { InspectionSnapshot } from '../actors/inspectionSnapshot.js';
 
 /** The transitions a coalesced frame keeps per actor: the page's timeline keeps this many (web/inspector/model.js). */
@@ -7,20 +7,8 @@ export const COALESCE_TRANSITIONS = 60;
 /** Tickets of one topic a waiting-list entry is kept for at most (1 running + 5 waiting fill 6; leaves are not announced). */
 const ANNOUNCED_MAX = 64;
 
-const OTHER = 0;
-const TRANSITION = 1;
-const OPENS = 2;
-const CLOSES = 3;
-
-/** One message of a frame being gathered for coalescing clients (strings only: no event is kept alive). */
-interface Entry {
-  json: string;
-  kind: typeof OTHER | typeof TRANSITION | typeof OPENS | typeof CLOSES;
-  /** The actor's system id (transitions), the agent id (commands). */
-  scope: string;
-  topic: string;
-  ticket: string;
-}
+/** Whether a command message ends its ticket (finished or refused) rather than announcing it (queued, started). */
+const closes = (type: string): boolean => type === 'command.finished' || type === 'command.refused';
 
 /** A coalesced frame: the kept messages in order, and what was left out. */
 export interface CoalescedFrame {
@@ -40,7 +28,7 @@ export interface CoalescedFrame {
  * commands it would have pushed out of its last 20 anyway.
  */
 export class Coalescer {
-  private entries: Entry[] = [];
+  private entries: LiveMessage[] = [];
   /** Per topic (`<agent>/<topic>`): tickets the clients were told about and not yet told the end of. */
   private readonly announced = new Map<string, Set<string>>();
 
@@ -59,17 +47,15 @@ export class Coalescer {
     return this.entries.length;
   }
 
-  add(json: string, about: FeedAbout): void {
-    if (about === undefined) this.entries.push({ json, kind: OTHER, scope: '', topic: '', ticket: '' });
-    else if (typeof about === 'string') this.entries.push({ json, kind: TRANSITION, scope: about, topic: '', ticket: '' });
-    else {
-      const closes = about.type === 'command.finished' || about.type === 'command.refused';
-      this.entries.push({ json, kind: closes ? CLOSES : OPENS, scope: about.agentId, topic: about.topic, ticket: about.ticket.id });
-    }
+  add(m: LiveMessage): void {
+    this.entries.push(m);
   }
 
-  /** The frame of everything gathered, coalesced; the gathering starts again. */
-  take(): CoalescedFrame {
+  /**
+   * The frame of everything gathered, coalesced, each kept message written by `json` (a command is
+   * written only when kept); the gathering starts again.
+   */
+  take(json: (m: LiveMessage) => string): CoalescedFrame {
     const entries = this.entries;
     this.entries = [];
     const keep = new Array<boolean>(entries.length);
@@ -81,16 +67,16 @@ export class Coalescer {
     // ticket's closing before its opening.
     for (let i = entries.length - 1; i >= 0; i--) {
       const e = entries[i];
-      if (e.kind === TRANSITION) {
-        const n = (transitions.get(e.scope) ?? 0) + 1;
-        transitions.set(e.scope, n);
+      if (e.kind === 'transition') {
+        const n = (transitions.get(e.actor) ?? 0) + 1;
+        transitions.set(e.actor, n);
         keep[i] = n <= COALESCE_TRANSITIONS;
-      } else if (e.kind === OTHER) {
+      } else if (e.kind === 'other') {
         keep[i] = true;
       } else {
-        const topic = `${e.scope}/${e.topic}`;
-        const key = `${topic}\n${e.ticket}`;
-        if (e.kind === CLOSES && !this.announced.get(topic)?.has(e.ticket)) {
+        const topic = `${e.agentId}/${e.topic}`;
+        const key = `${topic}\n${e.ticket.id}`;
+        if (closes(e.type) && !this.announced.get(topic)?.has(e.ticket.id)) {
           const n = (closings.get(topic) ?? 0) + 1;
           closings.set(topic, n);
           if (n > RECENT_PER_TOPIC) {
@@ -105,9 +91,10 @@ export class Coalescer {
     for (let i = 0; i < entries.length; i++) {
       if (!keep[i]) continue;
       const e = entries[i];
-      texts.push(e.json);
-      if (e.kind === OPENS) this.announce(`${e.scope}/${e.topic}`, e.ticket);
-      else if (e.kind === CLOSES) this.settle(`${e.scope}/${e.topic}`, e.ticket);
+      texts.push(json(e));
+      if (e.kind !== 'command') continue;
+      if (closes(e.type)) this.settle(`${e.agentId}/${e.topic}`, e.ticket.id);
+      else this.announce(`${e.agentId}/${e.topic}`, e.ticket.id);
     }
     return { texts, droppedCommands, droppedMessages: entries.length - texts.length };
   }

@@ -1,4 +1,4 @@
-import type { FeedAbout, Inspection, InspectorMessage } from '../actors/inspection.js';
+import type { Inspection, InspectorMessage, LiveMessage } from '../actors/inspection.js';
 import { iso } from '../actors/inspectionMessages.js';
 import type { InspectionSnapshot } from '../actors/inspectionSnapshot.js';
 import type { Clock } from '../domain/ports.js';
@@ -61,7 +61,8 @@ export interface FeedOptions {
 export class InspectorFeed {
   private readonly clients = new Set<FeedClient>();
   private readonly coalescing = new Set<FeedClient>();
-  private unsubscribe: (() => void) | null = null;
+  /** The subscription to the tree's live messages while anyone watches. */
+  private live: ReturnType<Inspection['liveFeed']> | null = null;
   /** JSON texts of the messages of the frame being gathered, and its timer. */
   private pending: string[] = [];
   private timer: unknown = null;
@@ -99,7 +100,7 @@ export class InspectorFeed {
     } else {
       this.clients.add(client);
     }
-    this.unsubscribe ??= this.source.inspection.feed((json, about) => this.gather(json, about), this.clock);
+    this.live ??= this.source.inspection.liveFeed((m) => this.gather(m), this.clock);
   }
 
   /** A client went away (or was dropped): stop observing when it was the last. */
@@ -115,9 +116,9 @@ export class InspectorFeed {
       this.coalesceTimer = this.cancel(this.coalesceTimer);
       this.coalesceMs = FRAME_MS;
     }
-    if (this.size === 0 && this.unsubscribe) {
-      this.unsubscribe();
-      this.unsubscribe = null;
+    if (this.size === 0 && this.live) {
+      this.live.unsubscribe();
+      this.live = null;
     }
   }
 
@@ -126,13 +127,13 @@ export class InspectorFeed {
     return null;
   }
 
-  private gather(json: string, about: FeedAbout): void {
+  private gather(m: LiveMessage): void {
     if (this.clients.size > 0) {
-      this.pending.push(json);
+      this.pending.push((this.live as NonNullable<typeof this.live>).json(m));
       this.timer ??= this.clock.setTimeout(() => this.flush(), FRAME_MS);
     }
     if (this.coalescer) {
-      this.coalescer.add(json, about);
+      this.coalescer.add(m);
       this.coalesceTimer ??= this.clock.setTimeout(() => this.flushCoalesced(), this.coalesceMs);
     }
   }
@@ -152,7 +153,9 @@ export class InspectorFeed {
     this.coalesceTimer = this.cancel(this.coalesceTimer);
     if (!this.coalescer || this.coalescer.size === 0) return;
     const gathered = this.coalescer.size;
-    const frame = this.coalescer.take();
+    const live = this.live;
+    if (!live) return;
+    const frame = this.coalescer.take((m) => live.json(m));
     this.coalesceMs = (gathered * 1000) / this.coalesceMs > COALESCE_ABOVE_PER_S ? COALESCED_FRAME_MS : FRAME_MS;
     const texts = frame.droppedMessages === 0 ? frame.texts : [
       JSON.stringify({ type: 'coalesced', commands: frame.droppedCommands, messages: frame.droppedMessages, at: iso(this.clock.now()) } satisfies InspectorMessage),

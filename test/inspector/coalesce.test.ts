@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import type { FeedAbout, InspectorMessage } from '../../src/actors/inspection.js';
+import type { InspectorMessage, LiveMessage } from '../../src/actors/inspection.js';
 import type { InspectionSnapshot } from '../../src/actors/inspectionSnapshot.js';
 import { RECENT_PER_TOPIC } from '../../src/actors/recentCommands.js';
-import type { CommandEvent } from '../../src/domain/ticket.js';
+import type { Ticket } from '../../src/domain/ticket.js';
 import { COALESCE_TRANSITIONS, Coalescer } from '../../src/inspector/coalesce.js';
 
 /** The page's model (web/inspector/model.js), loaded as the browser loads it. */
@@ -20,19 +20,26 @@ const isoAt = (ms: number) => new Date(AT + ms).toISOString();
 const emptySnapshot: InspectionSnapshot = { at: isoAt(0), version: '0', uptime_ms: 0, agents: [] };
 
 type Phase = 'queued' | 'started' | 'refused' | 'finished';
-/** A command message and what the serialiser hands over with it (the fields the coalescer reads). */
-function command(agent: string, topic: string, ticket: string, phase: Phase, at: number): [string, FeedAbout] {
+/** A command message as the feed gets it: its facts, here with its JSON already written. */
+function command(agent: string, topic: string, ticket: string, phase: Phase, at: number): LiveMessage {
+  const finished = phase === 'finished';
+  const refused = phase === 'refused';
   const msg: InspectorMessage = {
     type: 'command', phase, agent_id: agent, topic, ticket, cmd: `/echo ${ticket}`, via: 'exec', at: isoAt(at),
-    ...(phase === 'finished' ? { ok: true, code: null, duration_ms: 1 } : phase === 'refused' ? { ok: false, code: 'QUEUE_FULL' } : {}),
+    ...(finished ? { ok: true, code: null, duration_ms: 1 } : refused ? { ok: false, code: 'QUEUE_FULL' } : {}),
   };
-  const ev = { type: `command.${phase}`, agentId: agent, topic, ticket: { id: ticket }, at: AT + at } as unknown as CommandEvent;
-  return [JSON.stringify(msg), ev];
+  return {
+    kind: 'command', type: `command.${phase}`, agentId: agent, topic, ticket: { id: ticket } as Ticket, at: AT + at, masks: null,
+    ok: finished ? true : refused ? false : undefined, code: finished ? null : refused ? 'QUEUE_FULL' : undefined, durationMs: finished ? 1 : undefined,
+    json: JSON.stringify(msg),
+  };
 }
-function transition(actor: string, from: string, to: string, at: number): [string, FeedAbout] {
+function transition(actor: string, from: string, to: string, at: number): LiveMessage {
   const msg: InspectorMessage = { type: 'transition', actor, machine: 'topicQueue', from, to, event: 'x', at: isoAt(at) };
-  return [JSON.stringify(msg), actor];
+  return { kind: 'transition', actor, json: JSON.stringify(msg) };
 }
+/** The JSON of a message made above. */
+const jsonOf = (m: LiveMessage): string => m.json as string;
 
 /**
  * A topic queue as the daemon runs it (one running, up to five waiting, refusals past that), making
@@ -44,12 +51,12 @@ class FakeTopic {
   private readonly waiting: string[] = [];
   /** `transitionFirst`: the topic's transition message before its command message, or after (both orders are tried). */
   constructor(readonly agent: string, readonly topic: string, private readonly transitionFirst = true) {}
-  private both(out: Array<[string, FeedAbout]>, tr: [string, FeedAbout], cmd: [string, FeedAbout]): void {
+  private both(out: LiveMessage[], tr: LiveMessage, cmd: LiveMessage): void {
     if (this.transitionFirst) out.push(tr, cmd);
     else out.push(cmd, tr);
   }
   private get actor() { return `topic:${this.agent}/${this.topic}`; }
-  arrive(at: number, out: Array<[string, FeedAbout]>): void {
+  arrive(at: number, out: LiveMessage[]): void {
     const t = `t${++this.issued}`;
     if (this.running === null) {
       this.running = t;
@@ -61,7 +68,7 @@ class FakeTopic {
       out.push(command(this.agent, this.topic, t, 'refused', at));
     }
   }
-  finish(at: number, out: Array<[string, FeedAbout]>): void {
+  finish(at: number, out: LiveMessage[]): void {
     if (this.running === null) return;
     const done = command(this.agent, this.topic, this.running, 'finished', at);
     const next = this.waiting.shift();
@@ -87,7 +94,7 @@ function random(seed: number) {
 
 const frameOf = (texts: string[]) => JSON.parse(`[${texts.join(',')}]`) as Array<{ type: string; messages?: number }>;
 /** Map entries by key (the view sorts topics by name; the order the model met them in is not shown). */
-const byKey = (x: [string, unknown], y: [string, unknown]) => (x[0] < y[0] ? -1 : x[0] > y[0] ? 1 : 0);
+const byKey = (x: unknown[], y: unknown[]) => (String(x[0]) < String(y[0]) ? -1 : String(x[0]) > String(y[0]) ? 1 : 0);
 /** What the page shows of its model (`rev`, its count of changes for redrawing, differs by design). */
 const picture = (m: PageModel) => ({
   topics: [...m.topics.entries()].map(([k, { rev: _rev, ...t }]) => [k, t]).sort(byKey),
@@ -98,14 +105,14 @@ describe('the coalesced feed (behaviour.md §13.3 decision: /inspect/ws?coalesce
   it('a quiet frame is passed whole', () => {
     const c = new Coalescer(emptySnapshot);
     const topic = new FakeTopic('leo', 'main');
-    const out: Array<[string, FeedAbout]> = [];
+    const out: LiveMessage[] = [];
     for (let i = 0; i < 3; i++) {
       topic.arrive(i, out);
       topic.finish(i, out);
     }
-    for (const [json, about] of out) c.add(json, about);
-    const frame = c.take();
-    expect(frame).toEqual({ texts: out.map(([json]) => json), droppedCommands: 0, droppedMessages: 0 });
+    for (const m of out) c.add(m);
+    const frame = c.take(jsonOf);
+    expect(frame).toEqual({ texts: out.map(jsonOf), droppedCommands: 0, droppedMessages: 0 });
     expect(c.size).toBe(0);
   });
 
@@ -113,15 +120,15 @@ describe('the coalesced feed (behaviour.md §13.3 decision: /inspect/ws?coalesce
     const c = new Coalescer(emptySnapshot);
     const a = new FakeTopic('leo', 'a');
     const b = new FakeTopic('leo', 'b');
-    const out: Array<[string, FeedAbout]> = [];
+    const out: LiveMessage[] = [];
     for (let i = 0; i < 50; i++) {
       a.arrive(i, out);
       a.finish(i, out);
     }
     b.arrive(100, out);
     b.finish(100, out);
-    for (const [json, about] of out) c.add(json, about);
-    const frame = c.take();
+    for (const m of out) c.add(m);
+    const frame = c.take(jsonOf);
     const kept = frameOf(frame.texts) as unknown as InspectorMessage[];
     const commandsOf = (topic: string) => kept.filter((m) => m.type === 'command' && m.topic === topic).map((m) => (m as { ticket: string }).ticket);
     expect(new Set(commandsOf('a'))).toEqual(new Set(Array.from({ length: 20 }, (_, i) => `t${31 + i}`)));
@@ -132,7 +139,7 @@ describe('the coalesced feed (behaviour.md §13.3 decision: /inspect/ws?coalesce
     expect(frame.droppedMessages).toBe(30 * 2 + 40);
     expect(frame.texts).toHaveLength(out.length - frame.droppedMessages);
     // Still in order: the kept texts are a subsequence of the whole frame.
-    const order = frame.texts.map((t) => out.findIndex(([json]) => json === t));
+    const order = frame.texts.map((t) => out.findIndex((m) => m.json === t));
     expect(order).toEqual([...order].sort((x, y) => x - y));
   });
 
@@ -142,17 +149,17 @@ describe('the coalesced feed (behaviour.md §13.3 decision: /inspect/ws?coalesce
       agents: [{ agent_id: 'leo', home: null, webhook: false, installs: [], topics: [{ topic: 'q', topic_type: 'tab', state: 'executing', running: { ticket: 't1' }, waiting: [{ ticket: 't2' }], doc: null, shell: null, recent: [] }] }],
     } as InspectionSnapshot;
     const c = new Coalescer(snapshot);
-    const out: Array<[string, FeedAbout]> = [];
+    const out: LiveMessage[] = [];
     // Frame 1: t3 queued behind them (announced by this frame).
     out.push(command('leo', 'q', 't3', 'queued', 1));
-    for (const [json, about] of out.splice(0)) c.add(json, about);
-    c.take();
+    for (const m of out.splice(0)) c.add(m);
+    c.take(jsonOf);
     // Frame 2: all three end first, then 40 commands come and go.
     out.push(command('leo', 'q', 't1', 'finished', 2), command('leo', 'q', 't2', 'started', 2), command('leo', 'q', 't2', 'finished', 3));
     out.push(command('leo', 'q', 't3', 'started', 3), command('leo', 'q', 't3', 'finished', 4));
     for (let i = 4; i < 44; i++) out.push(command('leo', 'q', `t${i}`, 'started', 5 + i), command('leo', 'q', `t${i}`, 'finished', 5 + i));
-    for (const [json, about] of out) c.add(json, about);
-    const frame = c.take();
+    for (const m of out) c.add(m);
+    const frame = c.take(jsonOf);
     const tickets = (frameOf(frame.texts) as unknown as Array<{ ticket: string }>).map((m) => m.ticket);
     expect(tickets.slice(0, 5)).toEqual(['t1', 't2', 't2', 't3', 't3']);
     expect(new Set(tickets.slice(5))).toEqual(new Set(Array.from({ length: 20 }, (_, i) => `t${24 + i}`)));
@@ -171,7 +178,7 @@ describe('the coalesced feed (behaviour.md §13.3 decision: /inspect/ws?coalesce
       let at = 0;
       let dropped = 0;
       for (let frame = 0; frame < 40; frame++) {
-        const out: Array<[string, FeedAbout]> = [];
+        const out: LiveMessage[] = [];
         // Quiet frames and floods, arrivals faster or slower than the topics answer.
         const events = rnd() < 0.3 ? Math.floor(rnd() * 5) : Math.floor(rnd() * 400);
         for (let i = 0; i < events; i++) {
@@ -179,9 +186,9 @@ describe('the coalesced feed (behaviour.md §13.3 decision: /inspect/ws?coalesce
           if (rnd() < 0.55) t.arrive(at++, out);
           else t.finish(at++, out);
         }
-        for (const [json] of out) whole.apply(JSON.parse(json));
-        for (const [json, about] of out) c.add(json, about);
-        const f = c.take();
+        for (const m of out) whole.apply(JSON.parse(jsonOf(m)));
+        for (const m of out) c.add(m);
+        const f = c.take(jsonOf);
         dropped += f.droppedCommands;
         for (const m of frameOf(f.texts)) coalesced.apply(m);
         expect(picture(coalesced)).toEqual(picture(whole));
@@ -194,14 +201,14 @@ describe('the coalesced feed (behaviour.md §13.3 decision: /inspect/ws?coalesce
   it('hostile names are plain keys: __proto__ and constructor topics and tickets', () => {
     const c = new Coalescer(emptySnapshot);
     const t = new FakeTopic('__proto__', 'constructor');
-    const out: Array<[string, FeedAbout]> = [];
+    const out: LiveMessage[] = [];
     for (let i = 0; i < 30; i++) {
       t.arrive(i, out);
       t.finish(i, out);
     }
     out.push(command('constructor', '__proto__', '__proto__', 'refused', 99));
-    for (const [json, about] of out) c.add(json, about);
-    const frame = c.take();
+    for (const m of out) c.add(m);
+    const frame = c.take(jsonOf);
     expect(frame.droppedCommands).toBe(10);
     expect(frameOf(frame.texts).at(-1)).toMatchObject({ ticket: '__proto__', phase: 'refused' });
     expect(({} as Record<string, unknown>).constructor).toBe(Object);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import type { FeedAbout, Inspection, InspectorMessage } from '../../src/actors/inspection.js';
-import type { CommandEvent } from '../../src/domain/ticket.js';
+import type { Inspection, InspectorMessage, LiveMessage } from '../../src/actors/inspection.js';
+import type { Ticket } from '../../src/domain/ticket.js';
 import type { InspectionSnapshot } from '../../src/actors/inspectionSnapshot.js';
 import { COALESCE_ABOVE_PER_S, COALESCED_FRAME_MS, FRAME_MS, InspectorFeed, SLOW_CLIENT_CODE, type FeedClient } from '../../src/inspector/feed.js';
 
@@ -18,13 +18,16 @@ class FakeClient implements FeedClient {
 
 /** An inspection stand-in that counts subscriptions and lets the test emit messages. */
 function fakeSource() {
-  const state = { subscribed: 0, unsubscribed: 0, emit: (_m: InspectorMessage, _about?: FeedAbout) => {} };
+  const state = { subscribed: 0, unsubscribed: 0, written: 0, emit: (_m: InspectorMessage, _live?: LiveMessage) => {} };
   const inspection = {
-    // The feed hands over each message as its JSON text, with what it is about.
-    feed(send: (json: string, about?: FeedAbout) => void) {
+    // The feed hands over each message as a LiveMessage; `json` writes it (counted: a coalesced feed writes only what it keeps).
+    liveFeed(send: (m: LiveMessage) => void) {
       state.subscribed++;
-      state.emit = (m, about) => send(JSON.stringify(m), about);
-      return () => { state.unsubscribed++; state.emit = () => {}; };
+      state.emit = (m, live) => send(live ?? { kind: 'other', json: JSON.stringify(m) });
+      return {
+        unsubscribe: () => { state.unsubscribed++; state.emit = () => {}; },
+        json: (m: LiveMessage) => { state.written++; return m.json ?? JSON.stringify({ type: 'command', ticket: m.kind === 'command' ? m.ticket.id : '' }); },
+      };
     },
   } as unknown as Inspection;
   const snapshot: InspectionSnapshot = { at: '2026-01-01T00:00:00.000Z', version: '0.1.0', uptime_ms: 5, agents: [] };
@@ -153,10 +156,11 @@ describe('inspector feed (behaviour.md §13, "costs nothing while nobody watches
 
   describe('a client that asked for the coalesced feed (?coalesce=1)', () => {
     /** A command that starts and finishes on topic `topic`, as the serialiser hands it over. */
-    const ran = (state: { emit: (m: InspectorMessage, about?: FeedAbout) => void }, topic: string, n: number) => {
+    const ran = (state: { emit: (m: InspectorMessage, live?: LiveMessage) => void }, topic: string, n: number) => {
       for (const phase of ['started', 'finished'] as const) {
-        const ev = { type: `command.${phase}`, agentId: 'leo', topic, ticket: { id: `t${n}` }, at: 0 } as unknown as CommandEvent;
-        state.emit({ type: 'command', phase, agent_id: 'leo', topic, ticket: `t${n}`, cmd: '/help', via: 'exec', at: 'x' }, ev);
+        // Facts not yet written (json undefined): the stand-in's `json` writes {type, ticket}.
+        const live: LiveMessage = { kind: 'command', type: `command.${phase}`, agentId: 'leo', topic, ticket: { id: `t${n}` } as Ticket, at: 0, masks: null, ok: undefined, code: undefined, durationMs: undefined, json: undefined };
+        state.emit({ type: 'command', phase, agent_id: 'leo', topic, ticket: `t${n}`, cmd: '/help', via: 'exec', at: 'x' }, live);
       }
     };
 
@@ -190,6 +194,24 @@ describe('inspector feed (behaviour.md §13, "costs nothing while nobody watches
       // Quiet again: back to FRAME_MS.
       ran(state, 'q', 200);
       expect([...c.timers.values()].map((t) => t.ms)).toEqual([FRAME_MS, FRAME_MS]);
+    });
+
+    it('writes only the commands it keeps: a flood costs the daemon the JSON of the last 20, not of all', () => {
+      const { state, source } = fakeSource();
+      const c = manualClock();
+      const feed = new InspectorFeed(source, c as never, 1 << 20);
+      const page = new FakeClient();
+      feed.attach(page, { coalesce: true });
+      // 40 commands in one frame: the last 20 are written, and the next frame spans a second.
+      for (let i = 0; i < 40; i++) ran(state, 'q', i);
+      c.tick();
+      expect(state.written).toBe(40);
+      expect([...c.timers.values()]).toEqual([]);
+      for (let i = 100; i < 200; i++) ran(state, 'q', i);
+      expect([...c.timers.values()].map((t) => t.ms)).toEqual([COALESCED_FRAME_MS]);
+      c.tick();
+      expect(state.written).toBe(40 + 40);
+      expect(JSON.parse(page.sent[2])[0]).toMatchObject({ type: 'coalesced', commands: 80, messages: 160 });
     });
 
     it('when the last coalesced client leaves, its frame and timer go; the plain client goes on', () => {
