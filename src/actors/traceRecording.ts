@@ -177,19 +177,31 @@ export class TraceRecording {
   onStarted(ev: CommandEvent): void {
     if (!this.recorded(ev)) return;
     const home = this.deps.home(ev.agentId);
-    const steps = home ? [...this.openedBefore(ev, home), ...this.fileSteps(ev.agentId, argumentFiles(ev.ticket.cmd, home), ev.ticket.queuedAt)] : [];
+    if (!home) return;
+    const opened = this.openedBefore(ev, home);
+    const named = argumentFiles(ev.ticket.cmd, home);
+    // Most commands name no file and open nothing new: no arrays and no key for them.
+    if (opened.length === 0 && named.length === 0) return;
+    const steps = [...opened, ...this.fileSteps(ev.agentId, named, ev.ticket.queuedAt)];
     if (steps.length > 0) this.beforeRun.set(`${ev.agentId}\0${ev.topic}\0${ev.ticket.id}`, steps);
   }
 
   /** A command's outcome (finished or refused): recorded when it arrived after the trace started. */
   onCommand(ev: OutcomeEvent): void {
     if (!this.recorded(ev)) return;
-    const key = `${ev.agentId}\0${ev.topic}\0${ev.ticket.id}`;
-    const read = this.beforeRun.get(key) ?? [];
-    this.beforeRun.delete(key);
     this.agent(ev.agentId, ev.ticket.queuedAt);
+    // Files read when it started (rare: the map is empty for commands that name none).
+    if (this.beforeRun.size > 0) {
+      const key = `${ev.agentId}\0${ev.topic}\0${ev.ticket.id}`;
+      const read = this.beforeRun.get(key);
+      if (read) {
+        this.beforeRun.delete(key);
+        for (const p of read) this.pending.push(p);
+      }
+    }
     const home = this.deps.home(ev.agentId);
-    this.pending.push(...read, ...(home ? this.fileSteps(ev.agentId, documentFile(ev, home), ev.ticket.queuedAt) : []));
+    const docs = home ? documentFile(ev, home) : [];
+    if (docs.length > 0) for (const p of this.fileSteps(ev.agentId, docs, ev.ticket.queuedAt)) this.pending.push(p);
     const templ = templateSet(ev.ticket.cmd);
     for (const [name, value] of templ.secrets) this.secrets.set(value, name);
     const rec = execRecord(ev);
@@ -215,11 +227,15 @@ export class TraceRecording {
   private drain(): void {
     if (this.pending.length === 0) return;
     const items = this.pending.splice(0);
-    const seen = new Set<string>();
+    // Topics read per agent (no key strings and no pair arrays per step: this runs for every step).
+    const seen = new Map<string, Set<string>>();
     for (const p of items) {
-      const [agentId, topic] = p.kind === 'exec' ? [p.rec.agentId, p.rec.topic] : p.kind === 'open' ? [p.agentId, p.topic] : [p.kind === 'webhook' ? p.ev.agentId : p.agentId, 'main'];
-      if (seen.has(`${agentId}\0${topic}`)) continue;
-      seen.add(`${agentId}\0${topic}`);
+      const agentId = p.kind === 'exec' ? p.rec.agentId : p.kind === 'webhook' ? p.ev.agentId : p.agentId;
+      const topic = p.kind === 'exec' ? p.rec.topic : p.kind === 'open' ? p.topic : 'main';
+      let topics = seen.get(agentId);
+      if (!topics) seen.set(agentId, (topics = new Set()));
+      if (topics.has(topic)) continue;
+      topics.add(topic);
       for (const e of this.deps.env(agentId, topic)) this.secrets.set(e.value, e.name);
     }
     const secrets: Secret[] = [...this.secrets].map(([value, name]) => [name, value]);

@@ -88,7 +88,9 @@ function resolvePath(p: string, home: string, relativeOk: boolean): string | und
  * values (§5.4: relative to the home) and every word that is a `~/…` or absolute path.
  */
 function argumentPaths(cmd: string, home: string): string[] {
-  const first = cmd.split('\n', 1)[0];
+  // Every command of a recorded agent comes here: the first line without split's array (issue 17's bench).
+  const nl = cmd.indexOf('\n');
+  const first = nl < 0 ? cmd : cmd.slice(0, nl);
   if (!first.includes('~/') && !first.includes('-file') && !first.includes(home)) return [];
   const out: string[] = [];
   for (const m of first.matchAll(/(--[A-Za-z0-9_-]+-file\s+)?(?:"([^"]*)"|'([^']*)'|(\S+))/g)) {

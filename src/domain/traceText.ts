@@ -46,6 +46,10 @@ const ref = (name: string) => `\${env:${name}}`;
  * never reaches the trace. Returns the rewritten command and the values it took out.
  */
 export function templateSet(cmd: string): { cmd: string; secrets: Secret[] } {
+  // SET_RE's '/' is the string's first (only spaces come before it): most commands are ruled out
+  // here without the expression (it runs for every recorded command).
+  const slash = cmd.indexOf('/');
+  if (slash < 0 || (cmd.charCodeAt(slash + 1) | 0x20) !== 0x73) return { cmd, secrets: [] };
   const m = SET_RE.exec(cmd);
   if (!m) return { cmd, secrets: [] };
   const secrets: Secret[] = [];

@@ -102,6 +102,14 @@ describe('secrets in traces (behaviour.md §14.2)', () => {
     expect(templateSet('/set').cmd).toBe('/set');
   });
 
+  it('finds /set however it is written (leading spaces, any case) and nothing in other commands', () => {
+    expect(templateSet('  /SET $TOKEN = "s3cret-upper"')).toEqual({ cmd: '  /SET $TOKEN = ${env:TOKEN}', secrets: [['TOKEN', 's3cret-upper']] });
+    expect(templateSet('\t/Set $K = v')).toEqual({ cmd: '\t/Set $K = ${env:K}', secrets: [['K', 'v']] });
+    for (const other of ['/sessions', '/source ~/a.md', '/exec echo /set $X = 1', 'x /set $X = 1', '/s', '', '/', '/setx $X = 1']) {
+      expect(templateSet(other)).toEqual({ cmd: other, secrets: [] });
+    }
+  });
+
   it('a fence on the header line is a value too, and an unclosed fence is taken out and stays open', () => {
     // /set reads the rest of its first line like a body line (parseAssignments): `/set ```$KEY` opens a block.
     const first = templateSet('/set ```$APIKEY\ns3cret-firstline-fence-2\n```\n$1bad = x');
