@@ -68,6 +68,13 @@ class FakeTopic {
       out.push(command(this.agent, this.topic, t, 'refused', at));
     }
   }
+  /** `n` commands that come and go one after the other, from time `at` on. */
+  ran(n: number, at: number, out: LiveMessage[]): void {
+    for (let i = 0; i < n; i++) {
+      this.arrive(at + i, out);
+      this.finish(at + i, out);
+    }
+  }
   finish(at: number, out: LiveMessage[]): void {
     if (this.running === null) return;
     const done = command(this.agent, this.topic, this.running, 'finished', at);
@@ -106,10 +113,7 @@ describe('the coalesced feed (behaviour.md §13.3 decision: /inspect/ws?coalesce
     const c = new Coalescer(emptySnapshot);
     const topic = new FakeTopic('leo', 'main');
     const out: LiveMessage[] = [];
-    for (let i = 0; i < 3; i++) {
-      topic.arrive(i, out);
-      topic.finish(i, out);
-    }
+    topic.ran(3, 0, out);
     for (const m of out) c.add(m);
     const frame = c.take(jsonOf);
     expect(frame).toEqual({ texts: out.map(jsonOf), droppedCommands: 0, droppedMessages: 0 });
@@ -121,12 +125,8 @@ describe('the coalesced feed (behaviour.md §13.3 decision: /inspect/ws?coalesce
     const a = new FakeTopic('leo', 'a');
     const b = new FakeTopic('leo', 'b');
     const out: LiveMessage[] = [];
-    for (let i = 0; i < 50; i++) {
-      a.arrive(i, out);
-      a.finish(i, out);
-    }
-    b.arrive(100, out);
-    b.finish(100, out);
+    a.ran(50, 0, out);
+    b.ran(1, 100, out);
     for (const m of out) c.add(m);
     const frame = c.take(jsonOf);
     const kept = frameOf(frame.texts) as unknown as InspectorMessage[];
@@ -202,10 +202,7 @@ describe('the coalesced feed (behaviour.md §13.3 decision: /inspect/ws?coalesce
     const c = new Coalescer(emptySnapshot);
     const t = new FakeTopic('__proto__', 'constructor');
     const out: LiveMessage[] = [];
-    for (let i = 0; i < 30; i++) {
-      t.arrive(i, out);
-      t.finish(i, out);
-    }
+    t.ran(30, 0, out);
     out.push(command('constructor', '__proto__', '__proto__', 'refused', 99));
     for (const m of out) c.add(m);
     const frame = c.take(jsonOf);

@@ -164,7 +164,8 @@ describe('inspector feed (behaviour.md §13, "costs nothing while nobody watches
       }
     };
 
-    it('gets the whole frame while quiet; under a flood, frames of a second led by what they left out, while a plain client still gets every message', () => {
+    /** A feed with a plain client and a coalesced one attached, in that order. */
+    const bothKinds = () => {
       const { state, source } = fakeSource();
       const c = manualClock();
       const feed = new InspectorFeed(source, c as never, 1 << 20);
@@ -172,6 +173,11 @@ describe('inspector feed (behaviour.md §13, "costs nothing while nobody watches
       const page = new FakeClient();
       feed.attach(plain);
       feed.attach(page, { coalesce: true });
+      return { state, c, feed, plain, page };
+    };
+
+    it('gets the whole frame while quiet; under a flood, frames of a second led by what they left out, while a plain client still gets every message', () => {
+      const { state, c, feed, plain, page } = bothKinds();
       expect(feed.size).toBe(2);
       ran(state, 'q', 1);
       // Two timers of FRAME_MS: the plain frame and the coalesced one.
@@ -215,13 +221,7 @@ describe('inspector feed (behaviour.md §13, "costs nothing while nobody watches
     });
 
     it('when the last coalesced client leaves, its frame and timer go; the plain client goes on', () => {
-      const { state, source } = fakeSource();
-      const c = manualClock();
-      const feed = new InspectorFeed(source, c as never, 1 << 20);
-      const plain = new FakeClient();
-      const page = new FakeClient();
-      feed.attach(plain);
-      feed.attach(page, { coalesce: true });
+      const { state, c, feed, plain, page } = bothKinds();
       ran(state, 'q', 1);
       feed.detach(page);
       expect([...c.timers.values()].map((t) => t.ms)).toEqual([FRAME_MS]);
