@@ -48,6 +48,36 @@ describe('StepLines', () => {
     }
   });
 
+  it('when a topic\'s steps repeat with one thing changed at a time, then every line still equals stepLine (the per-topic shape memory)', () => {
+    const lines = new StepLines();
+    const meta = { uri: 'file://~/a.md', title: 'A "t"', current_block: null };
+    const base = (seq: number, extra: Record<string, unknown> = {}, head: Record<string, unknown> = {}) => ({
+      seq, t_ms: seq * 7, kind: 'exec', via: 'exec', agent_id: 'leo', topic: 'main', cmd: '/help', ...extra,
+      expect: { status: 200, head: { ok: true, code: null, topic: 'main', topic_type: 'tab', meta: null, ...head }, content: 'same' },
+      duration_ms: seq,
+    }) as TraceStep;
+    class NotPlain { toJSON() { return 'not-plain'; } }
+    const steps: TraceStep[] = [
+      base(1), base(2), base(3), base(4, { cmd: '/info' }), base(5, { cmd: '/info' }), base(6, { agent_id: 'ann' }),
+      base(7, { via: 'mcp' }), base(8, { request_id: 'r1' }), base(9, { request_id: 'r2' }), base(10),
+      base(11, {}, { ok: false, code: 'NOT_FOUND' }), base(12, {}, { meta }), base(13, {}, { meta: { ...meta } }),
+      base(14, {}, { meta: { ...meta, title: 'B' } }), base(15, {}, { meta: { current_block: null, uri: meta.uri, title: meta.title } }),
+      base(16, {}, { extra: 1 }), base(17, {}, { extra: [1, 2] }), base(18, {}, { extra: { 0: 1, 1: 2 } }), base(19, {}, { extra: new NotPlain() }),
+      base(20, {}, { extra: new NotPlain() }), base(21, {}, { extra: undefined }), base(22), base(23, { topic: 'other' }), base(24),
+      { ...base(25), t_ms: 1.5 } as TraceStep, { ...base(26), duration_ms: Number.NaN } as TraceStep, { ...base(27), seq: -0 } as TraceStep,
+      { ...base(28), expect: { status: 200, content: 'same', head: { ok: true, code: null, topic: 'main', topic_type: 'tab', meta: null } } } as TraceStep,
+      { seq: 29, kind: 'exec', t_ms: 1, via: 'exec', agent_id: 'leo', topic: 'main', cmd: '/help', expect: { status: 200, head: { ok: true, code: null, topic: 'main', topic_type: 'tab', meta: null }, content: 'same' }, duration_ms: 1 } as TraceStep,
+      base(30), base(31),
+      // A `content` key below the answer's own is compared like any other.
+      base(32, {}, { content: 'x' }), base(33, {}, { content: 'y' }),
+    ];
+    for (const step of steps) {
+      const p = lines.parts(step);
+      const text = typeof p === 'string' ? p : `${p.head}${p.content.toString('utf8')}${p.tail}`;
+      expect(text).toBe(stepLine(step));
+    }
+  });
+
   it('when the content repeats, then parts hands out the same encoded Buffer; a new content gets a new one', () => {
     const lines = new StepLines();
     const a = lines.parts(exec('re: /help\nsame é\n'));
