@@ -41,7 +41,12 @@ export interface CommandFacts {
   readonly type: CommandEvent['type'];
   readonly agentId: string;
   readonly topic: string;
-  readonly ticket: Ticket;
+  readonly ticketId: string;
+  /**
+   * The ticket while its JSON is not written. A long command (one with a body) is written at once
+   * and its ticket let go: a coalesced frame holds thousands of facts for up to a second.
+   */
+  ticket: Ticket | null;
   readonly at: number;
   readonly masks: ValueMasks | null;
   /** Finished and refused commands. */

@@ -4,6 +4,12 @@ import type { CommandEvent } from '../domain/ticket.js';
 import { detailOf, iso, machineOf, type CommandFacts, type InspectorMessage, type Snap } from './inspectionMessages.js';
 import type { SnapshotEvent } from './snapshotTap.js';
 
+/**
+ * Commands longer than this (a body follows the first line) are written when their event comes
+ * rather than when a frame is sent, so the frame does not hold their text (CommandFacts.ticket).
+ */
+const LAZY_CMD_MAX = 1024;
+
 /** JSON.stringify, typed as what it returns (undefined for undefined, functions, symbols). */
 const jsonOf = JSON.stringify as (value: unknown) => string | undefined;
 
@@ -163,13 +169,18 @@ export class InspectionSerialiser {
     const masks = this.masksOf(ev);
     const t = ev.ticket;
     const finished = ev.type === 'command.finished';
-    return {
-      kind: 'command', type: ev.type, agentId: ev.agentId, topic: ev.topic, ticket: t, at: ev.at, masks,
+    const facts: CommandFacts = {
+      kind: 'command', type: ev.type, agentId: ev.agentId, topic: ev.topic, ticketId: t.id, ticket: t, at: ev.at, masks,
       ok: finished ? ev.result.ok : ev.type === 'command.refused' ? false : undefined,
       code: finished ? ev.result.code : ev.type === 'command.refused' ? ev.reason : undefined,
       durationMs: finished ? ev.at - (t.startedAt ?? ev.at) : undefined,
       json: undefined,
     };
+    if (t.cmd.length > LAZY_CMD_MAX) {
+      this.commandJson(facts);
+      facts.ticket = null;
+    }
+    return facts;
   }
 
   /**
@@ -179,7 +190,8 @@ export class InspectionSerialiser {
    */
   commandJson(f: CommandFacts): string {
     if (f.json !== undefined) return f.json;
-    const t = f.ticket;
+    // No JSON yet: the ticket is still held (commandFacts lets it go only once the JSON is written).
+    const t = f.ticket as NonNullable<CommandFacts['ticket']>;
     const masksId = f.masks?.id ?? 0;
     let kept = this.shown.get(t);
     if (kept === undefined || kept.masksId !== masksId) {

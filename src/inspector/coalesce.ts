@@ -75,8 +75,8 @@ export class Coalescer {
         keep[i] = true;
       } else {
         const topic = `${e.agentId}/${e.topic}`;
-        const key = `${topic}\n${e.ticket.id}`;
-        if (closes(e.type) && !this.announced.get(topic)?.has(e.ticket.id)) {
+        const key = `${topic}\n${e.ticketId}`;
+        if (closes(e.type) && !this.announced.get(topic)?.has(e.ticketId)) {
           const n = (closings.get(topic) ?? 0) + 1;
           closings.set(topic, n);
           if (n > RECENT_PER_TOPIC) {
@@ -93,8 +93,8 @@ export class Coalescer {
       const e = entries[i];
       texts.push(json(e));
       if (e.kind !== 'command') continue;
-      if (closes(e.type)) this.settle(`${e.agentId}/${e.topic}`, e.ticket.id);
-      else this.announce(`${e.agentId}/${e.topic}`, e.ticket.id);
+      if (closes(e.type)) this.settle(`${e.agentId}/${e.topic}`, e.ticketId);
+      else this.announce(`${e.agentId}/${e.topic}`, e.ticketId);
     }
     return { texts, droppedCommands, droppedMessages: entries.length - texts.length };
   }

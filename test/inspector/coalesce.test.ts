@@ -29,7 +29,7 @@ function command(agent: string, topic: string, ticket: string, phase: Phase, at:
     ...(finished ? { ok: true, code: null, duration_ms: 1 } : refused ? { ok: false, code: 'QUEUE_FULL' } : {}),
   };
   return {
-    kind: 'command', type: `command.${phase}`, agentId: agent, topic, ticket: { id: ticket } as Ticket, at: AT + at, masks: null,
+    kind: 'command', type: `command.${phase}`, agentId: agent, topic, ticketId: ticket, ticket: { id: ticket } as Ticket, at: AT + at, masks: null,
     ok: finished ? true : refused ? false : undefined, code: finished ? null : refused ? 'QUEUE_FULL' : undefined, durationMs: finished ? 1 : undefined,
     json: JSON.stringify(msg),
   };

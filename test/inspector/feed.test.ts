@@ -26,7 +26,7 @@ function fakeSource() {
       state.emit = (m, live) => send(live ?? { kind: 'other', json: JSON.stringify(m) });
       return {
         unsubscribe: () => { state.unsubscribed++; state.emit = () => {}; },
-        json: (m: LiveMessage) => { state.written++; return m.json ?? JSON.stringify({ type: 'command', ticket: m.kind === 'command' ? m.ticket.id : '' }); },
+        json: (m: LiveMessage) => { state.written++; return m.json ?? JSON.stringify({ type: 'command', ticket: m.kind === 'command' ? m.ticketId : '' }); },
       };
     },
   } as unknown as Inspection;
@@ -159,7 +159,7 @@ describe('inspector feed (behaviour.md §13, "costs nothing while nobody watches
     const ran = (state: { emit: (m: InspectorMessage, live?: LiveMessage) => void }, topic: string, n: number) => {
       for (const phase of ['started', 'finished'] as const) {
         // Facts not yet written (json undefined): the stand-in's `json` writes {type, ticket}.
-        const live: LiveMessage = { kind: 'command', type: `command.${phase}`, agentId: 'leo', topic, ticket: { id: `t${n}` } as Ticket, at: 0, masks: null, ok: undefined, code: undefined, durationMs: undefined, json: undefined };
+        const live: LiveMessage = { kind: 'command', type: `command.${phase}`, agentId: 'leo', topic, ticketId: `t${n}`, ticket: { id: `t${n}` } as Ticket, at: 0, masks: null, ok: undefined, code: undefined, durationMs: undefined, json: undefined };
         state.emit({ type: 'command', phase, agent_id: 'leo', topic, ticket: `t${n}`, cmd: '/help', via: 'exec', at: 'x' }, live);
       }
     };

@@ -33,6 +33,22 @@ describe('command messages', () => {
     expect(s.fromCommand(ev('command.refused', { reason: 'QUEUE_FULL' }))).toBe(JSON.stringify({ type: 'command', phase: 'refused', ...fields, ok: false, code: 'QUEUE_FULL' }));
     expect(s.fromCommand(ev('command.started'))).not.toMatch(/s3cret|body line/);
   });
+
+  it('facts taken now are written later with the masks of when they were taken; a long command is written at once and its ticket let go', () => {
+    let masks: ValueMasks | null = compileMasks([['s3cret-value', envMask('TOKEN')]]);
+    const s = new InspectionSerialiser({ now: () => 2000 }, () => masks);
+    const short = { ...ticket, cmd: '/exec echo s3cret-value' };
+    const facts = s.commandFacts({ type: 'command.started', agentId: 'ann', topic: 'main', ticket: short, at: 2000 } as unknown as CommandEvent);
+    expect(facts.json).toBeUndefined();
+    expect(facts.ticket).toBe(short);
+    masks = null;
+    expect(JSON.parse(s.commandJson(facts)).cmd).toBe('/exec echo ${env:TOKEN}');
+    const long = { ...ticket, id: 't9', cmd: `/write ~/big.txt\n${'x'.repeat(5000)}` };
+    const big = s.commandFacts({ type: 'command.started', agentId: 'ann', topic: 'main', ticket: long, at: 2000 } as unknown as CommandEvent);
+    expect(big.ticket).toBeNull();
+    expect(big.ticketId).toBe('t9');
+    expect(s.commandJson(big)).toBe(JSON.stringify({ type: 'command', phase: 'started', agent_id: 'ann', topic: 'main', ticket: 't9', cmd: '/write ~/big.txt', via: 'exec', at: new Date(2000).toISOString() }));
+  });
 });
 
 describe('command messages keep env-store and session values out (behaviour.md §13.4)', () => {
