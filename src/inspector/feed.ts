@@ -70,6 +70,8 @@ export class InspectorFeed {
   private coalescer: Coalescer | null = null;
   private coalesceTimer: unknown = null;
   private coalesceMs = FRAME_MS;
+  /** When the last coalesced frame went out (clock ms). */
+  private coalescedAt = 0;
 
   constructor(
     private readonly source: { inspection: Inspection; inspectState(): InspectionSnapshot },
@@ -134,7 +136,11 @@ export class InspectorFeed {
     }
     if (this.coalescer) {
       this.coalescer.add(m);
-      this.coalesceTimer ??= this.clock.setTimeout(() => this.flushCoalesced(), this.coalesceMs);
+      if (this.coalesceTimer === null) {
+        // The first message after a quiet spell goes out within FRAME_MS, whatever the flood before it set.
+        if (this.clock.now() - this.coalescedAt >= COALESCED_FRAME_MS) this.coalesceMs = FRAME_MS;
+        this.coalesceTimer = this.clock.setTimeout(() => this.flushCoalesced(), this.coalesceMs);
+      }
     }
   }
 
@@ -157,6 +163,7 @@ export class InspectorFeed {
     if (!live) return;
     const frame = this.coalescer.take((m) => live.json(m));
     this.coalesceMs = (gathered * 1000) / this.coalesceMs > COALESCE_ABOVE_PER_S ? COALESCED_FRAME_MS : FRAME_MS;
+    this.coalescedAt = this.clock.now();
     const texts = frame.droppedMessages === 0 ? frame.texts : [
       JSON.stringify({ type: 'coalesced', commands: frame.droppedCommands, messages: frame.droppedMessages, at: iso(this.clock.now()) } satisfies InspectorMessage),
       ...frame.texts,

@@ -39,13 +39,16 @@ const msg = (n: number): InspectorMessage => ({ type: 'actor', actor: `agent:a${
 function manualClock() {
   const timers = new Map<number, { fn: () => void; ms: number }>();
   let next = 1;
-  return {
+  const clockState = {
+    /** The clock's time: tests move it by hand. */
+    t: 0,
     timers,
-    now: () => 0,
+    now: () => clockState.t,
     setTimeout: (fn: () => void, ms: number) => { timers.set(next, { fn, ms }); return next++; },
     clearTimeout: (h: unknown) => { timers.delete(h as number); },
     tick() { for (const [id, t] of [...timers]) { timers.delete(id); t.fn(); } },
   };
+  return clockState;
 }
 const clock = manualClock();
 
@@ -200,6 +203,24 @@ describe('inspector feed (behaviour.md §13, "costs nothing while nobody watches
       // Quiet again: back to FRAME_MS.
       ran(state, 'q', 200);
       expect([...c.timers.values()].map((t) => t.ms)).toEqual([FRAME_MS, FRAME_MS]);
+    });
+
+    it('after a flood and a quiet spell, the first new message goes out within FRAME_MS, not a second later', () => {
+      const { state, c, page } = bothKinds();
+      // A flood frame: the next coalesced frame would span a second.
+      for (let i = 0; i < 40; i++) ran(state, 'q', i);
+      c.tick();
+      expect(JSON.parse(page.sent[1])[0]).toMatchObject({ type: 'coalesced' });
+      // Two seconds of nothing, then one command: its frame is a short one again.
+      c.t += 2000;
+      ran(state, 'q', 100);
+      expect([...c.timers.values()].map((t) => t.ms)).toEqual([FRAME_MS, FRAME_MS]);
+      // Still a flood within the second after a flood frame: the long frame stays.
+      for (let i = 0; i < 40; i++) ran(state, 'q', 200 + i);
+      c.tick();
+      c.t += 500;
+      ran(state, 'q', 300);
+      expect([...c.timers.values()].map((t) => t.ms).sort((x, y) => x - y)).toEqual([FRAME_MS, COALESCED_FRAME_MS]);
     });
 
     it('writes only the commands it keeps: a flood costs the daemon the JSON of the last 20, not of all', () => {
