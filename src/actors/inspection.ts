@@ -145,10 +145,4 @@ export class Inspection {
       json: (m) => (m.kind === 'command' ? serialiser.commandJson(m) : m.json),
     };
   }
-
-  /** {@link liveFeed} with every message written at once, as its JSON text. Returns the unsubscribe function. */
-  feed(send: (json: string) => void, clock: { now(): number }): () => void {
-    const live = this.liveFeed((m) => send(live.json(m)), clock);
-    return live.unsubscribe;
-  }
 }

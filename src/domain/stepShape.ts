@@ -1,10 +1,13 @@
+/** No key skipped: one function, not a new default per call (this runs for every key of every recorded step). */
+const never = (): boolean => false;
+
 /**
  * Whether two values make the same JSON text, judged without making it: plain objects with the same
  * keys in the same order and the same values, arrays alike, primitives equal. Anything else (a Date,
  * a class instance: JSON.stringify may call its toJSON) is never the same. `skip(key, depth)` names
  * keys whose values are not compared (their keys still are).
  */
-export function sameJson(a: unknown, b: unknown, skip: (key: string, depth: number) => boolean = () => false, depth = 0): boolean {
+export function sameJson(a: unknown, b: unknown, skip: (key: string, depth: number) => boolean = never, depth = 0): boolean {
   if (a === b) return typeof a !== 'object' || a === null || plain(a);
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (!plain(a) || !plain(b) || Array.isArray(a) !== Array.isArray(b)) return false;

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { InspectionEvent } from 'xstate';
 import type { InspectorMessage, LiveActor } from '../../src/actors/inspection.js';
 import { call, startApp, type TestApp } from '../helpers/app.js';
+import { watchLiveMessages } from '../helpers/liveMessages.js';
 
 let t: TestApp;
 beforeAll(async () => { t = await startApp(); });
@@ -91,7 +92,7 @@ describe('the registry of live actors (behaviour.md §13.2 system ids)', () => {
 describe('the redacting serialiser (behaviour.md §13.3–13.4)', () => {
   it('when a session mints a capability, rotates a webhook and sets secrets, then no message carries any of them', async () => {
     const messages: InspectorMessage[] = [];
-    const off = t.c.system.inspection.feed((m) => messages.push(JSON.parse(m) as InspectorMessage), { now: () => Date.now() });
+    const off = watchLiveMessages(t.c.system, messages);
     const reg = await call(t.base, 'POST', '/agents', { body: { agent_id: 'sec', webhook: true } });
     const minted = await call(t.base, 'POST', '/capabilities', { body: { agent_id: 'sec', verbs: ['GET', 'PUT'], ttl_ms: 60000 } });
     const rotated = await call(t.base, 'POST', '/agents/sec/webhook');

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { InspectorMessage, LiveActor } from '../../src/actors/inspection.js';
 import { startApp, type TestApp } from '../helpers/app.js';
+import { watchLiveMessages } from '../helpers/liveMessages.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -32,7 +33,7 @@ describe('shell actors in the tree and the inspector (behaviour.md §13.2–13.4
 
   it('when a shell starts, runs and ends, then the feed shows its actor and transitions, never the command body or the output', async () => {
     const messages: InspectorMessage[] = [];
-    const off = t.c.system.inspection.feed((m) => messages.push(JSON.parse(m) as InspectorMessage), { now: () => Date.now() });
+    const off = watchLiveMessages(t.c.system, messages);
     const c = t.client('insp');
     await c.exec('bash:feed', '/exec true\necho body-secret-41');
     await c.exec('bash:feed', '/exec exit 2');

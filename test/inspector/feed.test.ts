@@ -3,6 +3,7 @@ import type { Inspection, InspectorMessage, LiveMessage } from '../../src/actors
 import type { Ticket } from '../../src/domain/ticket.js';
 import type { InspectionSnapshot } from '../../src/actors/inspectionSnapshot.js';
 import { COALESCE_ABOVE_PER_S, COALESCED_FRAME_MS, FRAME_MS, InspectorFeed, SLOW_CLIENT_CODE, type FeedClient } from '../../src/inspector/feed.js';
+import { wantsCoalesced } from '../../src/inspector/socket.js';
 
 /** A client stand-in: records what it was sent and how it was closed; its buffer is set by the test. */
 class FakeClient implements FeedClient {
@@ -253,5 +254,13 @@ describe('inspector feed (behaviour.md §13, "costs nothing while nobody watches
       feed.detach(plain);
       expect(state.unsubscribed).toBe(1);
     });
+  });
+
+  it('the upgrade asks for the coalesced feed only with coalesce=1 (first value wins; any other query is a plain feed)', () => {
+    const yes = ['/inspect/ws?coalesce=1', '/inspect/ws?x=2&coalesce=1', '/inspect/ws?coalesce=1&coalesce=0'];
+    const no = [undefined, '/inspect/ws', '/inspect/ws?', '/inspect/ws?coalesce=0', '/inspect/ws?coalesce=true', '/inspect/ws?coalesce=__proto__',
+      '/inspect/ws?__proto__=1', '/inspect/ws?constructor=1', '/inspect/ws?%ff=%ff', `/inspect/ws?${'a'.repeat(10000)}=1`, '/inspect/ws?coalesce'];
+    for (const url of yes) expect([url, wantsCoalesced(url)]).toEqual([url, true]);
+    for (const url of no) expect([url, wantsCoalesced(url)]).toEqual([url, false]);
   });
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { InspectorMessage } from '../../src/actors/inspection.js';
 import { expectSameBytes, recordBothForms } from '../helpers/objectSerialiser.js';
 import { installBench, manifest, send, startFileServer, type FileServer, type InstallBench } from './support.js';
+import { watchLiveMessages } from '../helpers/liveMessages.js';
 
 /**
  * Install actors in the inspector's data (behaviour.md §13.2 `installs`, §13.3 system id
@@ -29,7 +30,7 @@ describe('install actors in the inspection feed and registry', () => {
     });
     srv.routes.set('/m.json', send(manifest([{ path: 'string.md', content: '# Inspected\n' }, { path: 'part.bin', url: srv.url('/part.bin') }])));
     const msgs: InspectorMessage[] = [];
-    const off = b.t.c.system.inspection.feed((m) => msgs.push(JSON.parse(m) as InspectorMessage), { now: () => Date.now() });
+    const off = watchLiveMessages(b.t.c.system, msgs);
     // Beside it, the frames a page gets, against the object form (serialiserForm.test.ts): install progress included.
     const both = recordBothForms(b.t.c.system);
     const pending = b.t.client('leo').exec('main', `/install ${srv.url('/m.json')} --as inspected`);
