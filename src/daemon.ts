@@ -56,7 +56,9 @@ export async function compose(config: DaemonConfig, opts: { clock?: Clock; memor
   const registry = buildRegistry(wire);
   const env = new FileEnvStore(config.dataDir, wire.stateRoot);
   const system = new LoomSystem({ info, clock, agents, env, packages: new EmptyPackageRegistry(), registry, queue: opts.queue });
-  const { routes, fastPaths, upgrades } = await installFeatures({ system, info, clock, agents, stateFolders, allowedOrigins: config.allowedOrigins, githubApi: config.githubApi, recordTo: config.record }, wire);
+  const host = { directory: system.directory, inspection: system.inspection, info, clock, agents, env, stateFolders, allowedOrigins: config.allowedOrigins, githubApi: config.githubApi, recordTo: config.record };
+  const { routes, fastPaths, upgrades } = await installFeatures(system, host, wire);
+  await system.start();
   // POST /exec, the hot path, is answered before Express like the /fs plane (http/routes/exec.ts).
   const ctx: AppContext = { system, wire, allowedOrigins: config.allowedOrigins, onShutdown: opts.onShutdown ?? (() => undefined), fastPaths: [execFastPath(system, wire, config.allowedOrigins), ...fastPaths], upgrades };
   const app = createApp(ctx, routes);

@@ -8,6 +8,7 @@ import { installFeature } from './features/install.js';
 import { mcpFeature } from './features/mcp.js';
 import { tracesFeature } from './features/traces.js';
 import type { Feature, FeatureHost } from './features/types.js';
+import type { LoomSystem } from './actors/system.js';
 import type { RouteModule } from './http/app.js';
 import type { FastPath } from './http/context.js';
 import type { UpgradeHandler } from './http/upgrade.js';
@@ -33,8 +34,11 @@ export const features: Feature[] = [
  */
 const SURFACES = new Map<Feature, Surface>([[mcpFeature, 'mcp'], [eventsFeature, 'events'], [capabilitiesFeature, 'capabilities']]);
 
-/** Build every feature the wire serves, hand its system part to the system; returns the HTTP parts. */
-export async function installFeatures(host: FeatureHost, wire: WireDescription): Promise<{ routes: RouteModule[]; fastPaths: FastPath[]; upgrades: Map<string, UpgradeHandler> }> {
+/**
+ * Build every feature the wire serves and hand its system part to `system` (before the system
+ * starts); returns the HTTP parts.
+ */
+export async function installFeatures(system: LoomSystem, host: FeatureHost, wire: WireDescription): Promise<{ routes: RouteModule[]; fastPaths: FastPath[]; upgrades: Map<string, UpgradeHandler> }> {
   const routes: RouteModule[] = [];
   const fastPaths: FastPath[] = [];
   const upgrades = new Map<string, UpgradeHandler>();
@@ -42,7 +46,7 @@ export async function installFeatures(host: FeatureHost, wire: WireDescription):
     const surface = SURFACES.get(f);
     if (surface !== undefined && !wire.surfaces.includes(surface)) continue;
     const c = await f(host);
-    host.system.install(c);
+    system.install(c);
     routes.push(...(c.routes ?? []));
     fastPaths.push(...(c.fastPaths ?? []));
     for (const [path, handler] of Object.entries(c.upgrades ?? {})) upgrades.set(path, handler);

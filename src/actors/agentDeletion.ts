@@ -1,8 +1,7 @@
 import type { AgentOutcome } from '../machines/agent.js';
 import { liveOnShelves } from '../machines/capabilityShelf.js';
 import type { DeleteOutcome } from './systemTypes.js';
-import { isTopicChild } from './treeQueries.js';
-import type { AgentRef } from './tree.js';
+import type { AgentActor } from './tree.js';
 
 /**
  * DELETE /agents/{id} on a live agent actor (spec §4.3 rule 3): the actor goes `deleting`, which
@@ -10,10 +9,9 @@ import type { AgentRef } from './tree.js';
  * the actor ends and leaves the tree with its remaining children. Resolves with the counts the
  * response reports; throws what the cascade threw.
  */
-export async function deleteAgentActor(agent: AgentRef, agentId: string, at: number): Promise<DeleteOutcome> {
+export async function deleteAgentActor(agent: AgentActor, agentId: string, at: number): Promise<DeleteOutcome> {
   const snap = agent.getSnapshot();
-  const ids = Object.keys(snap.children);
-  const counts = { revoked_capabilities: liveOnShelves(snap.children), disposed_sessions: ids.filter(isTopicChild).length + snap.context.dormant.size };
+  const counts = { revoked_capabilities: liveOnShelves(snap.children), disposed_sessions: snap.context.topics.size };
   const outcome = new Promise<AgentOutcome>((done, fail) => {
     agent.subscribe({ complete: () => done(agent.getSnapshot().output as AgentOutcome), error: fail });
   });

@@ -1,20 +1,13 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import {
-  toPublic, type CapabilityRecord, type CapabilityRecords, type CapabilityRefusal, type CapabilitySpec, type MintResponse, type PublicCapability,
+  diedAt, toPublic, type CapabilityRecord, type CapabilityRecords, type CapabilityRefusal, type CapabilitySpec, type MintResponse, type PublicCapability,
 } from '../domain/capability.js';
 import { errorMessage } from '../domain/errors.js';
 import { randomToken } from '../domain/ids.js';
+import { DEAD_CAPABILITY_LISTED_MS } from '../domain/limits.js';
 import type { Clock } from '../domain/ports.js';
-import { verdictOf, type CapabilityInput } from '../machines/capability.js';
-import type { CapabilityRef } from './tree.js';
-
-/** Where capability actors live: `cap:<token_id>` children of their agent in the actor tree. */
-export interface CapabilityTree {
-  /** Spawn the actor of a live capability under its agent; undefined when the agent is unknown. */
-  spawn(agentId: string, input: CapabilityInput): CapabilityRef | undefined;
-  /** The actor of a live capability, or undefined. */
-  get(tokenId: string): CapabilityRef | undefined;
-}
+import { capabilityView, verdictOf, type CapabilityContext, type CapabilityInput } from '../machines/capability.js';
+import type { AgentDirectory } from './directory.js';
 
 /** SHA-256 hex of a presented or minted secret (behaviour.md §1.1: only hashes are stored). */
 export function secretHash(secret: string): string {
@@ -34,40 +27,60 @@ export type Verification = { ok: true; grant: Grant } | { ok: false; reason: Cap
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
+/** The actor input of a stored or minted live record. */
+function inputOf(r: CapabilityRecord): CapabilityInput {
+  return {
+    tokenId: r.token_id, agentId: r.agent_id, pathPrefix: r.path_prefix, verbs: [...r.verbs], ttlMs: r.ttl_ms,
+    createdAt: r.created_at, singleUse: r.single_use, expiresAt: Date.parse(r.expires_at),
+  };
+}
+
 /**
- * Capabilities as actors (architecture.md): one capability-machine actor per live token, a
- * `cap:<token_id>` child of its agent in the actor tree (so DELETE /agents revokes them as part of
- * the agent's cascade); a token that reaches a final state (consumed, expired, revoked) is persisted
- * with that state and leaves the tree, while the record stays listed for 7 days (the store's
- * window). The secret itself is never kept: records hold its SHA-256 only.
+ * Capabilities as actors (architecture.md "One read model"): one capability-machine actor per live
+ * token, a `cap:<token_id>` child of its agent (so DELETE /agents revokes them as part of the
+ * agent's cascade). A listing reads the live actors' snapshots and, for dead tokens, the archive the
+ * machine's `archive` action writes in the very step that reaches consumed, expired or revoked, so
+ * it never disagrees with an actor. The record store persists behind them (written after each
+ * change, read at start-up only); dead records stay listed for 7 days. The secret itself is never
+ * kept: the lookup index holds its SHA-256.
  */
 export class CapabilityService {
   private seq = 0;
-
-  constructor(private readonly deps: { store: CapabilityRecords; clock: Clock; tree: CapabilityTree }) {}
-
-  /** Start actors for the stored live records (after a restart). Expired ones die at once. */
-  hydrate(): void {
-    for (const r of this.deps.store.list(this.deps.clock.now())) if (r.state === 'live') this.spawn(r);
-  }
-
-  private spawn(r: CapabilityRecord): void {
-    const actor = this.deps.tree.spawn(r.agent_id, { tokenId: r.token_id, singleUse: r.single_use, expiresAt: Date.parse(r.expires_at) });
-    actor?.subscribe((snap) => {
-      if (snap.status === 'done') this.retire(r.token_id, snap.value as CapabilityRecord['state'], snap.context);
-    });
-  }
-
-  /** A final state reached: persist it (its agent then stops the actor). Runs synchronously inside the transition's send. */
-  private retire(tokenId: string, state: CapabilityRecord['state'], ctx: { usedAt: number | null; revokedAt: number | null }): void {
-    const now = this.deps.clock.now();
-    this.pending = this.deps.store.update(tokenId, {
-      state, used_at: ctx.usedAt === null ? null : iso(ctx.usedAt), revoked_at: ctx.revokedAt === null ? null : iso(ctx.revokedAt),
-    }, now).catch((err) => process.emitWarning(`cannot persist capability ${tokenId}: ${errorMessage(err)}`));
-  }
-
-  /** The write started by the latest retire (awaited by succeed so consumption is on disk before the 2xx). */
+  /** Dead capabilities within the listing window, by token id. */
+  private readonly archive = new Map<string, PublicCapability>();
+  /** SHA-256 of each known secret → its token id (live and archived). */
+  private readonly byHash = new Map<string, string>();
+  /** The order tokens were minted in (listings are oldest first). */
+  private readonly order = new Map<string, number>();
+  /** The write started by the latest end (awaited by succeed so a consumption is on disk before the 2xx). */
   private pending: Promise<void> = Promise.resolve();
+
+  constructor(private readonly deps: { store: CapabilityRecords; clock: Clock; directory: AgentDirectory }) {}
+
+  /** Read the stored records (start-up): live ones become actors, dead ones the archive. Expired ones die at once. */
+  hydrate(): void {
+    for (const r of this.deps.store.list(this.deps.clock.now())) {
+      this.know(r);
+      if (r.state === 'live') this.deps.directory.openCapability(inputOf(r));
+      else this.archive.set(r.token_id, toPublic(r));
+    }
+  }
+
+  private know(r: CapabilityRecord): void {
+    this.byHash.set(r.secret_sha256, r.token_id);
+    this.order.set(r.token_id, this.seq++);
+  }
+
+  /**
+   * The capability machine's `archive` action: the token reached a final state. Runs inside that
+   * transition: the archive holds it from this step on; the store follows (awaited by a consumption).
+   */
+  readonly archiveEnd = (snapshot: { value: string; context: CapabilityContext }): void => {
+    const view = capabilityView(snapshot);
+    this.archive.set(view.token_id, view);
+    this.pending = this.deps.store.update(view.token_id, { state: view.state, used_at: view.used_at, revoked_at: view.revoked_at }, this.deps.clock.now())
+      .catch((err) => process.emitWarning(`cannot persist capability ${view.token_id}: ${errorMessage(err)}`));
+  };
 
   /** Mint (spec §3 row "(none) → live"): the secret is returned here once and never stored. */
   async mint(agentId: string, spec: CapabilitySpec): Promise<MintResponse> {
@@ -79,21 +92,20 @@ export class CapabilityService {
       secret_sha256: secretHash(secret),
     };
     await this.deps.store.add(record, now);
-    this.spawn(record);
+    this.know(record);
+    this.deps.directory.openCapability(inputOf(record));
     return {
       token_id: record.token_id, secret, agent_id: agentId, path_prefix: record.path_prefix, verbs: record.verbs,
       ttl_ms: record.ttl_ms, single_use: record.single_use, expires_at: record.expires_at,
     };
   }
 
-  /** The record a presented secret names, compared in constant time; undefined when unknown. */
-  private lookup(secret: string): CapabilityRecord | undefined {
-    const hash = secretHash(secret);
-    const id = this.deps.store.idForHash(hash);
-    const rec = id === undefined ? undefined : this.deps.store.get(id);
-    if (!rec) return undefined;
-    const ok = timingSafeEqual(Buffer.from(rec.secret_sha256, 'hex'), Buffer.from(hash, 'hex'));
-    return ok ? rec : undefined;
+  /**
+   * The token id a presented secret names; undefined when unknown. The index is keyed by the
+   * secret's SHA-256, so the lookup's timing says nothing about any stored secret.
+   */
+  private lookup(secret: string): string | undefined {
+    return this.byHash.get(secretHash(secret));
   }
 
   /**
@@ -101,28 +113,32 @@ export class CapabilityService {
    * reservation are one actor transition; the caller must report the outcome on the grant.
    */
   verify(secret: string): Verification {
-    const rec = this.lookup(secret);
-    if (!rec) return { ok: false, reason: 'unknown_token' };
-    const actor = this.deps.tree.get(rec.token_id);
-    if (!actor) return { ok: false, reason: rec.state === 'live' ? 'revoked' : rec.state };
+    const tokenId = this.lookup(secret);
+    if (tokenId === undefined) return { ok: false, reason: 'unknown_token' };
+    const actor = this.deps.directory.capability(tokenId);
+    if (!actor) {
+      const dead = this.archive.get(tokenId);
+      return { ok: false, reason: dead && dead.state !== 'live' ? dead.state : 'unknown_token' };
+    }
     const requestId = `r${++this.seq}`;
     actor.send({ type: 'request.verify', requestId });
-    const verdict = verdictOf(actor.getSnapshot(), requestId);
+    const snap = actor.getSnapshot();
+    const verdict = verdictOf(snap, requestId);
     if (!verdict.granted) return { ok: false, reason: verdict.reason };
+    const cap = capabilityView(snap);
     let reported = false;
-    const cap = toPublic(rec);
     return {
       ok: true,
       grant: {
         cap,
         succeed: async () => {
-          if (reported || !rec.single_use) return;
+          if (reported || !cap.single_use) return;
           reported = true;
           actor.send({ type: 'request.success', requestId, at: this.deps.clock.now() });
           await this.pending;
         },
         fail: () => {
-          if (reported || !rec.single_use) return;
+          if (reported || !cap.single_use) return;
           reported = true;
           actor.send({ type: 'request.failure', requestId });
         },
@@ -132,7 +148,7 @@ export class CapabilityService {
 
   /** DELETE /capabilities/{token_id}: true when a live token was revoked. */
   async revoke(tokenId: string): Promise<boolean> {
-    const actor = this.deps.tree.get(tokenId);
+    const actor = this.deps.directory.capability(tokenId);
     if (!actor) return false;
     actor.send({ type: 'capability.revoke', at: this.deps.clock.now() });
     await this.pending;
@@ -147,15 +163,26 @@ export class CapabilityService {
     return this.pending;
   }
 
-  /** Public records, oldest first, optionally of one agent; live state read from the actors. */
+  /** Public records, oldest first, optionally of one agent: the live actors' snapshots and the archive. */
   list(agentId?: string): PublicCapability[] {
-    return this.deps.store.list(this.deps.clock.now())
-      .filter((r) => agentId === undefined || r.agent_id === agentId)
-      .map(toPublic);
+    const now = this.deps.clock.now();
+    const live = agentId === undefined ? this.deps.directory.allCapabilities() : this.deps.directory.capabilities(agentId);
+    const out = live.map((a) => capabilityView(a.getSnapshot()));
+    for (const [id, r] of this.archive) {
+      const d = diedAt(r);
+      if (d !== null && now - d > DEAD_CAPABILITY_LISTED_MS) {
+        // Past the window: forgotten here as the store forgets it at its next compaction.
+        this.archive.delete(id);
+        continue;
+      }
+      if (agentId === undefined || r.agent_id === agentId) out.push(r);
+    }
+    const rank = (r: PublicCapability) => this.order.get(r.token_id) ?? Number.MAX_SAFE_INTEGER;
+    return out.sort((a, b) => rank(a) - rank(b));
   }
 
   /** The owner of a token, or undefined when unknown. */
   owner(tokenId: string): string | undefined {
-    return this.deps.store.get(tokenId)?.agent_id;
+    return this.deps.directory.capability(tokenId)?.getSnapshot().context.agentId ?? this.archive.get(tokenId)?.agent_id;
   }
 }

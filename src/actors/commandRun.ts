@@ -1,11 +1,11 @@
 import { parseCommand, type CommandRegistry } from '../commands/registry.js';
 import type { Services } from '../commands/types.js';
 import { errorMessage } from '../domain/errors.js';
-import type { AgentStore } from '../domain/ports.js';
+import type { AgentDirectory } from './directory.js';
 import { fail, type CommandResult } from '../domain/result.js';
 import { sessionMeta, sessionSignal, type SessionState } from '../domain/session.js';
 import type { CommandEvent, ExecResult, Ticket } from '../domain/ticket.js';
-import type { TopicRef } from './tree.js';
+import type { TopicActor } from './tree.js';
 
 /**
  * Run one ticket's command in a session: the one command path of /exec and /mcp (architecture.md
@@ -13,9 +13,9 @@ import type { TopicRef } from './tree.js';
  * session's abort signal, and reports the document meta after the command. Never throws: a bug in a
  * command is an INTERNAL_ERROR result.
  */
-export async function runTicket(deps: { agents: AgentStore; registry: CommandRegistry; services: Services }, session: SessionState, ticket: Ticket): Promise<ExecResult> {
+export async function runTicket(deps: { directory: AgentDirectory; registry: CommandRegistry; services: Services }, session: SessionState, ticket: Ticket): Promise<ExecResult> {
   const wrap = (r: CommandResult): ExecResult => ({ ...r, meta: sessionMeta(session), topic: session.ref.topic, topicType: session.ref.type });
-  const agent = deps.agents.get(session.agentId);
+  const agent = deps.directory.profile(session.agentId);
   if (!agent) return wrap(fail('CONFLICT', `Agent ${session.agentId} was deleted while this command waited`));
   try {
     const p = parseCommand(ticket.cmd);
@@ -60,7 +60,7 @@ export function guarded(listener: TicketListener, ev: CommandEvent): void {
  * inspector, behaviour.md §13.3) sees every one; `ended` runs when the topic ends. Returns the
  * callers by ticket id: submit adds one, a caller that leaves removes itself.
  */
-export function followTopic(actor: TopicRef, observe: (ev: CommandEvent) => void, ended: () => void): Map<string, TicketListener> {
+export function followTopic(actor: TopicActor, observe: (ev: CommandEvent) => void, ended: () => void): Map<string, TicketListener> {
   const listeners = new Map<string, TicketListener>();
   actor.on('*', (ev) => {
     const l = listeners.get(ev.ticket.id);

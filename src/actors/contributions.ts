@@ -3,7 +3,7 @@ import type { Command, CommandFallback, FeatureServices, HubPage } from '../comm
 import type { AgentInput } from '../domain/agentInput.js';
 import type { AgentRecord } from '../domain/ports.js';
 import type { HubName } from '../domain/topic.js';
-import type { InstallEffects } from './tree.js';
+import type { FeatureActors } from './tree.js';
 
 /** A feature's part in POST /agents (capability pairing, webhook creation). */
 export interface RegistrationExtension {
@@ -46,8 +46,10 @@ export interface SystemContribution {
   inspectAgent?(agentId: string): Record<string, unknown>;
   /** Machines of the feature's actors, for GET /inspect/machines (install, shell). */
   machines?: AnyStateMachine[];
-  /** The work of install actors (the install feature's; spec §3 Package install). */
-  installer?: InstallEffects;
+  /** What the feature's actors run (install work, capability archive, webhook-token storage), given to the tree at construction. */
+  actors?: FeatureActors;
+  /** Start-up work once the tree runs (actors of stored records). */
+  onStart?(): void | Promise<void>;
   /** Daemon shutdown (behaviour.md §1.1): end streams, close logs. */
   onShutdown?(): void | Promise<void>;
 }
@@ -59,17 +61,25 @@ export interface SystemContribution {
  */
 export class FeatureSet {
   private readonly all: SystemContribution[] = [];
-  private installer: InstallEffects | undefined;
 
-  /** Take one contribution (start-up only); the system registers its commands, hubs and services. */
+  /** Take one contribution (start-up only); the system registers its commands and hubs. */
   add(c: SystemContribution): void {
     this.all.push(c);
-    if (c.installer) this.installer = c.installer;
   }
 
-  /** The install feature's effects, if a feature gave them. */
-  get installEffects(): InstallEffects | undefined {
-    return this.installer;
+  /** The services every feature gave, merged once (commands reach them through the context). */
+  services(): FeatureServices {
+    return Object.assign({}, ...this.all.map((c) => c.services ?? {})) as FeatureServices;
+  }
+
+  /** What the features give the machines of the tree. */
+  actors(): FeatureActors {
+    return Object.assign({}, ...this.all.map((c) => c.actors ?? {})) as FeatureActors;
+  }
+
+  /** Every feature's start-up step, in order, once the tree runs. */
+  async start(): Promise<void> {
+    for (const c of this.all) await c.onStart?.();
   }
 
   /** `/describe` entries of every feature, over `core` (read at each call: a feature may answer lazily). */

@@ -1,5 +1,4 @@
 import type { AckOutcome, EventHead, EventListing, EventRecord, EventStatus, EventsPort } from '../domain/events.js';
-import type { AgentStore } from '../domain/ports.js';
 import { nextEventState } from '../machines/event.js';
 import type { InboxPort } from '../domain/events.js';
 import type { EventStreams } from './eventStreams.js';
@@ -14,7 +13,6 @@ export class IntakeRefused extends Error {}
  */
 export class EventsService implements EventsPort {
   constructor(
-    readonly agents: AgentStore,
     readonly inbox: InboxPort,
     readonly streams: EventStreams,
     readonly webhooks: WebhookTokens,
@@ -77,6 +75,11 @@ export class EventsService implements EventsPort {
 
   async rotateWebhook(agentId: string): Promise<string> {
     return this.urlOf(await this.webhooks.rotate(agentId));
+  }
+
+  webhookUrl(agentId: string): string | null {
+    const token = this.webhooks.current(agentId);
+    return token === undefined ? null : this.urlOf(token);
   }
 
   /** DELETE /agents cascade: token dead, streams ended, inbox closed and forgotten. */

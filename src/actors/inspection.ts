@@ -1,12 +1,16 @@
-import type { AnyActorRef, InspectionEvent } from 'xstate';
+import type { AnyActorRef, AnyStateMachine, InspectionEvent } from 'xstate';
+import type { DaemonInfo } from '../commands/types.js';
 import { errorMessage } from '../domain/errors.js';
-import type { EnvStore } from '../domain/ports.js';
+import type { Clock, EnvStore } from '../domain/ports.js';
+import type { AgentDirectory } from './directory.js';
+import { inspectionSnapshot, type InspectionSnapshot } from './inspectionSnapshot.js';
+import { CORE_MACHINES, machineCatalogue, type MachineView } from './machineCatalogue.js';
 import type { ValueMasks } from '../domain/redact.js';
 import type { SessionState } from '../domain/session.js';
 import type { CommandEvent } from '../domain/ticket.js';
 import { topicSystemId } from '../machines/agent.js';
 import { CommandSecrets } from './commandSecrets.js';
-import type { DaemonActor } from './tree.js';
+import type { ActorTree, DaemonActor } from './tree.js';
 import { describeActor, type LiveActor, type LiveMessage } from './inspectionMessages.js';
 import { InspectionSerialiser } from './inspectionSerialiser.js';
 import { RecentCommands } from './recentCommands.js';
@@ -20,6 +24,17 @@ export interface IntakeEvent {
   text: string;
   /** ms since the epoch. */
   at: number;
+}
+
+/** What the inspection reads besides the tree: the directory, the daemon's facts, the features' parts. */
+export interface InspectionSources {
+  directory: AgentDirectory;
+  info: DaemonInfo;
+  clock: Clock;
+  /** Agent-level fields the features add (event counts, capabilities, webhook), already public. */
+  extras(agentId: string): Record<string, unknown>;
+  /** Machines of the features' actors (install, shell). */
+  machines: AnyStateMachine[];
 }
 
 /** A raw observer of the whole tree (XState inspection events). */
@@ -39,8 +54,12 @@ export class Inspection {
   /** The values a shown `cmd` must not hold (behaviour.md §13.4): env-store values, session variables. */
   readonly secrets: CommandSecrets;
 
-  constructor(private readonly root: DaemonActor, env: Pick<EnvStore, 'values' | 'revision'>) {
+  constructor(private readonly tree: ActorTree, env: Pick<EnvStore, 'values' | 'revision'>) {
     this.secrets = new CommandSecrets(env);
+  }
+
+  private get root(): DaemonActor {
+    return this.tree.root;
   }
 
   /**
@@ -52,6 +71,30 @@ export class Inspection {
     const session = (topic?.getSnapshot() as { context?: { session?: SessionState } } | undefined)?.context?.session;
     return this.secrets.masks(agentId, session?.vars);
   };
+
+  /** What the snapshot and the catalogue read besides the tree (set once, when the system starts). */
+  private sources: InspectionSources | undefined;
+
+  /** Take the sources of the snapshot and the catalogue (the system, at start). */
+  start(sources: InspectionSources): void {
+    this.sources = sources;
+  }
+
+  private get from(): InspectionSources {
+    if (!this.sources) throw new Error('the inspection has not started');
+    return this.sources;
+  }
+
+  /** The snapshot of behaviour.md §13.2, read from the tree now. */
+  state(): InspectionSnapshot {
+    const s = this.from;
+    return inspectionSnapshot({ directory: s.directory, info: s.info, clock: s.clock, recent: this.recent, secrets: this.secrets, agentExtras: s.extras });
+  }
+
+  /** GET /inspect/machines: every machine of the tree, read from the definitions. */
+  machines(): Record<string, MachineView> {
+    return machineCatalogue([...CORE_MACHINES, ...this.from.machines]);
+  }
 
   /** Every inspection event of every actor in the tree; returns the unsubscribe function. */
   observe(observer: InspectionObserver): () => void {

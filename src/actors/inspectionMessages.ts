@@ -149,7 +149,7 @@ export function detailOf(machine: string, context: unknown, now: number, childre
       return { agent_id: sc.agentId, topic: sc.topic, pid: sc.pid, cwd: displayPath(sc.cwd, sc.home), transport: sc.transport };
     }
     case 'agent':
-      return { agent_id: c.id };
+      return { agent_id: (c.profile as { id: string }).id };
     case 'capability':
       return { token_id: c.tokenId, single_use: c.singleUse, expires_at: iso(c.expiresAt as number), reserved: c.reservedBy !== null };
     case 'install':

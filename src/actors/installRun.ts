@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { errorMessage } from '../domain/errors.js';
 import { folderHex, installError, packageIdentity, type InstallOutcome, type InstallRequest } from '../domain/install.js';
 import { INSTALL_FILE_BYTES } from '../domain/limits.js';
 import type { Clock, EnvStore, PackageRecord, PackageStore } from '../domain/ports.js';
@@ -143,19 +144,22 @@ export async function runInstall(deps: InstallDeps, input: InstallInput, report:
   const { name, type } = packageIdentity(req.flags, front, plan.derived);
   report({ name, source: plan.source, filesTotal: plan.files.length });
   const hex = folderHex(input.installId);
-  let staging: string | null = null;
-  if (plan.mode === 'local') {
-    staging = createStaging(req.home, name, hex);
-    report({ stagingDir: staging });
-    await writeAll(plan, staging, { ctx, parallel: deps.parallel, progress: new Progress(report) });
+  // The staging folder is this work's own: any failure (the install's abort included) wipes it
+  // before the failure is reported, so `aborted` leaves nothing behind.
+  const staging = plan.mode === 'local' ? createStaging(req.home, name, hex) : null;
+  try {
+    if (staging) await writeAll(plan, staging, { ctx, parallel: deps.parallel, progress: new Progress(report) });
+    return await deps.store.withLock(req.agentId, async () => {
+      if (signal.aborted) throw cancelled();
+      const prev = deps.store.get(req.agentId, name);
+      const record = recordOf(plan, { name, type, front, home: req.home, installId: input.installId, at: deps.clock.now() });
+      await commitPackage({ home: req.home, name, hex, staging, replaceFolder: prev?.mode === 'local', register: () => deps.store.put(req.agentId, record) });
+      return { ok: true as const, record, reinstalled: prev !== undefined, symlinksSkipped: plan.symlinksSkipped, display: plan.display };
+    });
+  } catch (err) {
+    if (staging) await removeTree(staging).catch((wipe: unknown) => process.emitWarning(`removing ${staging}: ${errorMessage(wipe)}`));
+    throw err;
   }
-  return deps.store.withLock(req.agentId, async () => {
-    if (signal.aborted) throw cancelled();
-    const prev = deps.store.get(req.agentId, name);
-    const record = recordOf(plan, { name, type, front, home: req.home, installId: input.installId, at: deps.clock.now() });
-    await commitPackage({ home: req.home, name, hex, staging, replaceFolder: prev?.mode === 'local', register: () => deps.store.put(req.agentId, record) });
-    return { ok: true, record, reinstalled: prev !== undefined, symlinksSkipped: plan.symlinksSkipped, display: plan.display };
-  });
 }
 
 /** `/uninstall` (behaviour.md §7.7): the record goes; a local package's folder too. Null when unknown. */
@@ -171,9 +175,4 @@ export function uninstallPackage(deps: InstallDeps, agentId: string, home: strin
     const had = await removePackage({ home, name, hex, unregister: () => { deps.store.remove(agentId, name); } });
     return { record, removed: had ? packageDir(home, name) : null };
   });
-}
-
-/** Remove a staging folder (the install machine's `wipeStaging`). */
-export function wipeStaging(dir: string): Promise<void> {
-  return removeTree(dir);
 }

@@ -1,12 +1,12 @@
 import type { InstallOutcome } from '../domain/install.js';
-import type { InstallRef } from './tree.js';
+import type { InstallActor } from './tree.js';
 
 /**
  * The outcome of a running install actor (spec §3 Package install), whatever state it ends in: the
  * machine's output, or what its context says when it was stopped from outside. `signal` cancels it
  * (the topic that asked was closed).
  */
-export function installOutcome(ref: InstallRef, signal?: AbortSignal): Promise<InstallOutcome> {
+export function installOutcome(ref: InstallActor, signal?: AbortSignal): Promise<InstallOutcome> {
   const onAbort = () => ref.send({ type: 'install.cancel', code: 'CONFLICT', message: 'The topic was closed while this install ran' });
   signal?.addEventListener('abort', onAbort, { once: true });
   return new Promise((resolve) => {

@@ -3,11 +3,11 @@ import { displayPath } from '../commands/format.js';
 import type { ShellRunOutcome, ShellStateName, ShellView } from '../domain/shell.js';
 import { endAllShells } from '../effects/shellProcess.js';
 import type { ShellContext } from '../machines/shell.js';
-import type { LoomSystem } from './system.js';
-import type { ShellRef } from './tree.js';
+import type { AgentDirectory } from './directory.js';
+import type { ShellActor } from './tree.js';
 
 /** The public view of a shell actor (domain/shell.ts ShellView). */
-export function shellView(ref: ShellRef): ShellView {
+export function shellView(ref: ShellActor): ShellView {
   const snap = ref.getSnapshot();
   const c: ShellContext = snap.context;
   return { state: snap.value as ShellStateName, pid: c.pid, cwd: c.cwd, transport: c.transport, lastCommand: c.lastCommand };
@@ -22,15 +22,15 @@ export function shellView(ref: ShellRef): ShellView {
 export class BashShells implements BashServices {
   private runs = 0;
 
-  constructor(private readonly system: LoomSystem) {}
+  constructor(private readonly directory: AgentDirectory) {}
 
   private view(t: TopicStatus): ShellView | null {
-    const ref = this.system.shell(t.session.agentId, t.session.ref.topic);
+    const ref = this.directory.shell(t.session.agentId, t.session.ref.topic);
     return ref && ref.getSnapshot().status === 'active' ? shellView(ref) : null;
   }
 
   private home(agentId: string): string {
-    return this.system.agentHome(agentId) ?? '';
+    return this.directory.profile(agentId)?.home ?? '';
   }
 
   state(t: TopicStatus): string {
@@ -51,7 +51,7 @@ export class BashShells implements BashServices {
   }
 
   closeShell(ctx: CommandContext): boolean {
-    const ref = this.system.shell(ctx.session.agentId, ctx.session.ref.topic);
+    const ref = this.directory.shell(ctx.session.agentId, ctx.session.ref.topic);
     if (!ref || ref.getSnapshot().status !== 'active') return false;
     ref.send({ type: 'shell.close' });
     return true;
@@ -60,7 +60,7 @@ export class BashShells implements BashServices {
   run(ctx: CommandContext, req: { text: string; timeoutMs: number; env: () => NodeJS.ProcessEnv }): Promise<ShellRunOutcome> {
     const { agentId, ref: topicRef } = ctx.session;
     if (ctx.signal.aborted) return Promise.resolve({ kind: 'closed' });
-    const shell = this.system.openShell(agentId, topicRef.topic, () => ({ agentId, topic: topicRef.topic, home: ctx.agent.home, env: req.env() }));
+    const shell = this.directory.openShell(agentId, topicRef.topic, () => ({ agentId, topic: topicRef.topic, home: ctx.agent.home, env: req.env() }));
     if (!shell) return Promise.resolve({ kind: 'closed' });
     const runId = `r${++this.runs}`;
     return new Promise((resolve) => {
@@ -82,7 +82,7 @@ export class BashShells implements BashServices {
 
   /** Daemon shutdown: close every shell, then wait until their process groups are gone (SIGKILL after 2 s). */
   async shutdown(): Promise<void> {
-    for (const ref of this.system.shells()) ref.send({ type: 'shell.close' });
+    for (const ref of this.directory.shells()) ref.send({ type: 'shell.close' });
     await endAllShells();
   }
 }

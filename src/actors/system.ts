@@ -5,28 +5,21 @@ import type { HubPage, Services, TopicStatus } from '../commands/types.js';
 import type { AgentInput } from '../domain/agentInput.js';
 import { LoomError } from '../domain/errors.js';
 import { WIRES, nounTitle, unknownIdentity, type WireDescription } from '../domain/wire.js';
-import type { AgentRecord } from '../domain/ports.js';
+import type { InstallProgress } from '../domain/install.js';
 import type { QueueLimits, Ticket } from '../domain/ticket.js';
-import type { HubName, TopicRef as TopicName } from '../domain/topic.js';
-import { installError, type InstallOutcome, type InstallProgress } from '../domain/install.js';
-import { agentSystemId, capSystemId, installSystemId, topicSystemId, webhookSystemId, type DeleteCounts } from '../machines/agent.js';
-import type { CapabilityInput } from '../machines/capability.js';
-import { agentsOf } from '../machines/agentShelf.js';
-import type { InstallInput } from '../machines/install.js';
-import type { ShellInput } from '../machines/shell.js';
+import type { HubName, TopicRef } from '../domain/topic.js';
+import { topicSystemId, type AgentProfile, type DeleteCounts } from '../machines/agent.js';
 import { nextTicketId } from '../machines/topicQueue.js';
 import { checkAgentRoots, createHome } from '../effects/homePolicy.js';
 import { killAll } from '../effects/processes.js';
 import { disposeSession, followTopic, runTicket, type Submission, type TicketListener } from './commandRun.js';
 import { deleteAgentActor } from './agentDeletion.js';
-import { installOutcome } from './installWait.js';
 import { FeatureSet, type SystemContribution } from './contributions.js';
 import { Inspection } from './inspection.js';
-import { inspectionSnapshot, type InspectionSnapshot } from './inspectionSnapshot.js';
-import { CORE_MACHINES, machineCatalogue, type MachineView } from './machineCatalogue.js';
-import { agentActor, allShells, installsOf, isTopicChild, sessionCount, shellOf, topicActor, topicStatuses, topicsOf } from './treeQueries.js';
+import type { InspectionSnapshot } from './inspectionSnapshot.js';
+import { AgentDirectory } from './directory.js';
 import type { AgentSummary, CommandRequest, DeleteOutcome, RegisterOutcome, SystemDeps } from './systemTypes.js';
-import { createTree, warn, type AgentRef, type CapabilityRef, type DaemonActor, type InstallRef, type ShellRef, type TopicRef, type WebhookRef } from './tree.js';
+import { ActorTree, warn, type AgentActor, type TopicActor } from './tree.js';
 
 export type { Submission, TicketListener } from './commandRun.js';
 
@@ -39,51 +32,68 @@ export type { AgentSummary, CommandRequest, DeleteOutcome, RegisterOutcome, Syst
  * reach agents, topics and commands only through these methods.
  */
 export class LoomSystem {
-  readonly services: Services;
   readonly limits: QueueLimits;
   /** The wire this daemon serves (behaviour.md §11): identity noun, state folder, queue limits. */
   readonly wire: WireDescription;
   readonly inspection: Inspection;
-  private readonly root: DaemonActor;
+  /** The actor tree (started by `start`). */
+  private readonly tree = new ActorTree();
+  /** The registered agents and their topics (the one object that knows which actors are spawned). */
+  readonly directory: AgentDirectory;
+  private started: Services | undefined;
   private readonly features = new FeatureSet();
   private readonly hubs = new Map<HubName, HubPage>(Object.entries(CORE_HUBS) as Array<[HubName, HubPage]>);
   /** The callers of each topic's tickets in flight, by ticket id (a topic's listeners end with it). */
-  private readonly tickets = new WeakMap<TopicRef, Map<string, TicketListener>>();
+  private readonly tickets = new WeakMap<TopicActor, Map<string, TicketListener>>();
 
   constructor(private readonly deps: SystemDeps) {
     this.wire = WIRES[deps.info.wire];
     this.limits = deps.queue ?? this.wire.queue;
-    this.services = {
-      info: deps.info, clock: deps.clock, agents: deps.agents, env: deps.env, packages: deps.packages,
-      topics: (id) => this.topicStatuses(id),
-      counts: () => this.counts(),
-      webhookUrl: (a) => (a.webhookToken ? `http://127.0.0.1:${deps.info.port()}/webhook/${a.webhookToken}` : null),
-      hubs: this.hubs,
-    };
-    this.root = createTree({
-      clock: deps.clock,
-      run: (session, ticket) => runTicket({ agents: deps.agents, registry: deps.registry, services: this.services }, session, ticket),
-      dispose: disposeSession,
-      cascade: (agentId, counts) => this.cascade(agentId, counts),
-      install: {
-        run: (input, report, signal) => this.features.installEffects?.run(input, report, signal)
-          ?? Promise.reject(installError('Installs are not available in this build', 'COMMAND_UNSUPPORTED')),
-        wipe: (installId, dir) => this.features.installEffects?.wipe(installId, dir),
-      },
-    });
-    this.inspection = new Inspection(this.root, deps.env);
-    this.root.start();
-    // Registered agents stay dormant (their registry record only) until something touches them:
-    // spawning a thousand agent actors was most of a cold start (issue 13: 218 ms of 827).
+    this.inspection = new Inspection(this.tree, deps.env);
+    // The registry is read here, once: from then on the actors (through the directory) answer.
+    const owner = nounTitle(this.wire);
+    this.directory = new AgentDirectory(this.tree, deps.agents.list().map(({ webhookToken: _token, ...profile }) => profile),
+      (agentId, ref, now) => ({ agentId, ref, maxWaiting: this.limits.max, waitMs: this.limits.waitMs, now, owner }));
   }
 
-  /** Take a feature's typed contribution (start-up only): commands, hubs, services and hooks. */
+  /** Take a feature's typed contribution (start-up, before `start`): commands, hubs, services, actors and hooks. */
   install(c: SystemContribution): void {
+    if (this.started) throw new Error('features are installed before the system starts');
     this.features.add(c);
     if (c.commands) this.deps.registry.register(...c.commands);
     for (const fb of c.fallbacks ?? []) this.deps.registry.addFallback(fb);
     for (const [name, page] of Object.entries(c.hubs ?? {}) as Array<[HubName, HubPage]>) this.hubs.set(name, page);
-    Object.assign(this.services, c.services ?? {});
+  }
+
+  /**
+   * Start the actor tree with every feature's part of its machines, then the features' start-up
+   * steps (actors of stored capabilities). The services commands reach are fixed from here on.
+   */
+  async start(): Promise<void> {
+    const services: Services = {
+      ...this.features.services(),
+      info: this.deps.info, clock: this.deps.clock, env: this.deps.env,
+      packages: this.features.services().packages ?? this.deps.packages,
+      topics: (id) => this.topicStatuses(id),
+      counts: () => this.counts(),
+      hubs: this.hubs,
+    };
+    this.started = Object.freeze(services);
+    this.tree.start({
+      clock: this.deps.clock,
+      run: (session, ticket) => runTicket({ directory: this.directory, registry: this.deps.registry, services }, session, ticket),
+      dispose: disposeSession,
+      cascade: (agentId, counts) => this.cascade(agentId, counts),
+      features: this.features.actors(),
+    });
+    this.inspection.start({ directory: this.directory, info: this.deps.info, clock: this.deps.clock, extras: (id) => this.features.inspectAgent(id), machines: this.features.machines() });
+    await this.features.start();
+  }
+
+  /** What commands reach (fixed when the system starts). */
+  get services(): Services {
+    if (!this.started) throw new Error('the system has not started');
+    return this.started;
   }
 
   /**
@@ -100,49 +110,29 @@ export class LoomSystem {
 
   /** The snapshot of behaviour.md §13.2, read from the tree now. */
   inspectState(): InspectionSnapshot {
-    return inspectionSnapshot({
-      root: this.root, info: this.deps.info, clock: this.deps.clock, agents: this.deps.agents, recent: this.inspection.recent,
-      secrets: this.inspection.secrets,
-      agentExtras: (id) => this.features.inspectAgent(id),
-    });
-  }
-
-  /** GET /inspect/machines: every machine of the tree, read from the definitions. */
-  machines(): Record<string, MachineView> {
-    return machineCatalogue([...CORE_MACHINES, ...this.features.machines()]);
+    return this.inspection.state();
   }
 
   // ---- agents (spec §4.3) -------------------------------------------------------------------
 
-  private spawnAgent(rec: AgentRecord): AgentRef {
-    this.root.send({ type: 'agent.spawn', id: rec.id, home: rec.home });
-    return this.root.system.get(agentSystemId(rec.id)) as AgentRef;
-  }
-
-  /**
-   * The actor of a registered agent, spawned on first touch (a dormant agent, or one a bug stopped);
-   * undefined when unknown. A dormant agent has no children: no topic, capability or install.
-   */
-  private agent(agentId: string): AgentRef | undefined {
-    const ref = this.root.system.get(agentSystemId(agentId)) as AgentRef | undefined;
-    if (ref) return ref;
-    const rec = this.deps.agents.get(agentId);
-    return rec ? this.spawnAgent(rec) : undefined;
-  }
-
   /** True when the agent is registered. */
   hasAgent(agentId: string): boolean {
-    return this.deps.agents.get(agentId) !== undefined;
+    return this.directory.has(agentId);
+  }
+
+  /** The profile of a registered agent (home, allowed paths), or undefined. */
+  agentProfile(agentId: string): AgentProfile | undefined {
+    return this.directory.profile(agentId);
   }
 
   /** The home of a registered agent, or undefined. */
   agentHome(agentId: string): string | undefined {
-    return this.deps.agents.get(agentId)?.home;
+    return this.directory.profile(agentId)?.home;
   }
 
   /** GET /agents: registered agents sorted by id; tokens never appear (behaviour.md §9.5). */
   listAgents(): AgentSummary[] {
-    return this.deps.agents.list().map((a) => ({ id: a.id, home: a.home, allowedPaths: a.allowedPaths, createdAt: a.createdAt }));
+    return this.directory.profiles().map((a) => ({ id: a.id, home: a.home, allowedPaths: a.allowedPaths, createdAt: a.createdAt }));
   }
 
   /** Default home of an agent (behaviour.md §1.4); the user wire has none (its routes require `home`). */
@@ -152,28 +142,27 @@ export class LoomSystem {
 
   /** POST /agents (spec §4.3): idempotent; only provided fields change; createdAt kept. */
   async registerAgent(input: AgentInput): Promise<RegisterOutcome> {
-    // behaviour.md §9.5 order: home and allowed_paths (policy: issue 12), then contributions, all before any change.
+    // behaviour.md §9.5 order: home and allowed_paths (the home policy), then contributions, all before any change.
     checkAgentRoots({ dataDir: this.deps.info.dataDir, agentId: input.agentId, home: input.home, allowedPaths: input.allowedPaths, defaultHomes: this.wire.defaultHomes });
     this.features.validateRegistration(input);
-    const existing = this.deps.agents.get(input.agentId);
+    await this.directory.settled(input.agentId);
+    const existing = this.directory.profile(input.agentId);
     const home = input.home !== undefined ? resolve(input.home) : existing?.home ?? this.defaultHome(input.agentId);
     createHome(home);
-    const record: AgentRecord = {
+    const profile: AgentProfile = {
       ...(existing ?? {}),
       id: input.agentId,
       home,
       allowedPaths: input.allowedPaths ?? existing?.allowedPaths ?? [],
       createdAt: existing?.createdAt ?? new Date(this.deps.clock.now()).toISOString(),
     };
-    await this.deps.agents.put(record);
-    const agent = this.agent(record.id) as AgentRef;
-    if (existing && existing.home !== home) {
-      agent.send({ type: 'agent.update', home });
-      // behaviour.md §9.5: a changed home disposes the agent's sessions.
-      this.closeAllSessions(agent);
-    }
-    const extra = await this.features.applyRegistration(() => this.deps.agents.get(record.id) ?? record, input);
-    return { id: record.id, home: record.home, created: !existing, extra };
+    // The registry persists the profile first; the actor then holds it (what every reader reads).
+    await this.deps.agents.put(profile);
+    this.directory.put(profile);
+    // behaviour.md §9.5: a changed home disposes the agent's sessions.
+    if (existing && existing.home !== home) this.directory.closeTopics(profile.id, this.deps.clock.now());
+    const extra = await this.features.applyRegistration(() => this.directory.profile(profile.id) ?? profile, input);
+    return { id: profile.id, home: profile.home, created: !existing, extra };
   }
 
   /** Ensure an agent exists with a default home (MCP auto-registration, spec §4.8). */
@@ -183,9 +172,11 @@ export class LoomSystem {
 
   /** DELETE /agents/{id} (spec §4.3 rule 3): the cascade is the agent actor's exit (agentDeletion.ts). The home stays. */
   async deleteAgent(agentId: string): Promise<DeleteOutcome> {
-    const agent = this.hasAgent(agentId) ? this.agent(agentId) : undefined;
+    const agent = this.directory.agent(agentId);
     if (!agent) return { id: agentId, deleted: false, counts: { revoked_capabilities: 0, disposed_sessions: 0 } };
-    return deleteAgentActor(agent, agentId, this.deps.clock.now());
+    const outcome = deleteAgentActor(agent, agentId, this.deps.clock.now());
+    this.directory.deletes(agentId, outcome);
+    return outcome;
   }
 
   /** The I/O of DELETE /agents/{id} (the agent machine's `cascade`): feature steps, state folder, registry entry. */
@@ -199,32 +190,23 @@ export class LoomSystem {
 
   // ---- topics and commands (spec §3, §4.6–§4.8) ---------------------------------------------
 
-  private knownAgent(agentId: string): AgentRef {
-    const agent = this.agent(agentId);
+  private knownAgent(agentId: string): AgentActor {
+    const agent = this.directory.agent(agentId);
     if (!agent) throw new LoomError(401, unknownIdentity(this.wire, agentId));
     return agent;
   }
 
-  /**
-   * POST /sessions: the topic of (agent, topic), opened if absent. A new topic is dormant (a record
-   * in its agent) until its first command wakes it.
-   */
-  openTopic(agentId: string, ref: TopicName): { created: boolean } {
-    if (topicActor(this.root, agentId, ref.topic)) return { created: false };
-    const agent = this.knownAgent(agentId);
-    if (agent.getSnapshot().context.dormant.has(ref.topic)) return { created: false };
-    agent.send({ type: 'topic.open', ref, at: this.deps.clock.now() });
-    return { created: true };
+  /** POST /sessions: the topic of (agent, topic), opened if absent (its actor starts with its first command). */
+  openTopic(agentId: string, ref: TopicRef): { created: boolean } {
+    return this.directory.openTopic(this.knownAgent(agentId), ref, this.deps.clock.now());
   }
 
-  /** The actor of (agent, topic), spawned (from its dormant record, or new) when a command needs it. */
-  private wakeTopic(agentId: string, ref: TopicName): TopicRef {
-    const existing = topicActor(this.root, agentId, ref.topic);
+  /** The actor of (agent, topic), spawned when a command needs it. */
+  private wakeTopic(agentId: string, ref: TopicRef): TopicActor {
+    const existing = this.directory.topic(agentId, ref.topic);
     if (existing) return existing;
-    const input = { agentId, ref, maxWaiting: this.limits.max, waitMs: this.limits.waitMs, now: this.deps.clock.now(), owner: nounTitle(this.wire) };
-    this.knownAgent(agentId).send({ type: 'topic.wake', ref, input });
-    const actor = topicActor(this.root, agentId, ref.topic);
-    if (!actor) throw new Error(`agent ${agentId} could not open topic ${ref.topic}`);
+    const actor = this.directory.wakeTopic(this.knownAgent(agentId), ref, this.deps.clock.now());
+    if (!actor) throw new LoomError(401, unknownIdentity(this.wire, agentId));
     const systemId = topicSystemId(agentId, ref.topic);
     this.tickets.set(actor, followTopic(actor, (ev) => this.inspection.command(systemId, ev), () => this.inspection.recent.forget(systemId)));
     return actor;
@@ -254,106 +236,38 @@ export class LoomSystem {
     };
   }
 
-  /** DELETE /sessions/{agent_id}/{topic}: false when absent (spec §4.6). A dormant topic just ends. */
+  /** DELETE /sessions/{agent_id}/{topic}: false when the topic is not open (spec §4.6). */
   closeSession(agentId: string, topic: string): boolean {
-    const actor = topicActor(this.root, agentId, topic);
-    if (actor) {
-      actor.send({ type: 'session.close', at: this.deps.clock.now() });
-      return true;
-    }
-    const agent = agentActor(this.root, agentId);
-    if (!agent?.getSnapshot().context.dormant.has(topic)) return false;
-    agent.send({ type: 'topic.forget', topic });
-    return true;
+    return this.directory.closeTopic(agentId, topic, this.deps.clock.now());
   }
 
-  private closeAllSessions(agent: AgentRef): void {
-    const snap = agent.getSnapshot();
-    for (const [id, t] of Object.entries(snap.children)) if (isTopicChild(id)) (t as TopicRef).send({ type: 'session.close', at: this.deps.clock.now() });
-    for (const topic of snap.context.dormant.keys()) agent.send({ type: 'topic.forget', topic });
-  }
-
-  /** Topics of an agent with queue state, sorted by topic (read from the topic actors and the dormant records). */
+  /** Open topics of an agent with queue state, sorted by topic. */
   topicStatuses(agentId: string): TopicStatus[] {
-    return topicStatuses(this.root, agentId);
+    return this.directory.topics(agentId);
   }
 
-  /** Registered agent ids, sorted (GET /sessions without a filter); a dormant agent has no sessions. */
+  /** Registered agent ids, sorted (GET /sessions without a filter). */
   agentIds(): string[] {
-    return this.deps.agents.list().map((a) => a.id);
+    return this.directory.profiles().map((a) => a.id);
   }
 
-  /** GET /health counts: registered agents, sessions = open topics (live and dormant) across the agents in the tree. */
+  /** GET /health counts: registered agents, and sessions (open topics) across them. */
   counts(): { agents: number; sessions: number } {
-    return { agents: this.deps.agents.count(), sessions: sessionCount(this.root) };
+    return { agents: this.directory.count(), sessions: this.directory.sessionCount() };
   }
 
-  // ---- children of features (capabilities, webhook tokens) ----------------------------------
-
-  /** Spawn the actor of a live capability under its agent; undefined when the agent is unknown. */
-  spawnCapability(agentId: string, input: CapabilityInput): CapabilityRef | undefined {
-    this.agent(agentId)?.send({ type: 'cap.open', input });
-    return this.capability(input.tokenId);
-  }
-
-  /** The actor of a live capability, or undefined (dead capabilities are records only). */
-  capability(tokenId: string): CapabilityRef | undefined {
-    return this.root.system.get(capSystemId(tokenId)) as CapabilityRef | undefined;
-  }
-
-  /** The webhook-token actor of an agent, spawned with the stored fingerprint on first use. */
-  webhook(agentId: string, storedFingerprint: string | null): WebhookRef | undefined {
-    const existing = this.root.system.get(webhookSystemId(agentId)) as WebhookRef | undefined;
-    if (existing) return existing;
-    this.agent(agentId)?.send({ type: 'webhook.open', fingerprint: storedFingerprint });
-    return this.root.system.get(webhookSystemId(agentId)) as WebhookRef | undefined;
-  }
-
-  // ---- installs (spec §3 Package install) -------------------------------------------------
-
-  /**
-   * Run one install as an `install:<install_id>` child of its agent and resolve with its outcome
-   * (the machine's output), whatever state it ends in. `signal` cancels it (the topic was closed).
-   */
-  runInstall(input: InstallInput, signal?: AbortSignal): Promise<InstallOutcome> {
-    const agent = this.agent(input.agentId);
-    if (!agent) return Promise.resolve({ ok: false, code: 'CONFLICT', message: `Agent ${input.agentId} was deleted` });
-    agent.send({ type: 'install.open', input });
-    const ref = this.root.system.get(installSystemId(input.installId)) as InstallRef | undefined;
-    if (!ref) return Promise.resolve({ ok: false, code: 'INTERNAL_ERROR', message: 'Internal error: the install could not start' });
-    return installOutcome(ref, signal);
-  }
-
-  /** Running installs of an agent with their progress (behaviour.md §13.2 `installs`), read from the tree. */
+  /** Running installs of an agent with their progress (GET /installs, behaviour.md §13.2 `installs`). */
   installs(agentId: string): Array<InstallProgress & { request_id: string | null }> {
-    return installsOf(this.root, agentId);
-  }
-
-  /** The shell of a bash topic, or undefined when it has none (behaviour.md §8.3). */
-  shell(agentId: string, topic: string): ShellRef | undefined {
-    return shellOf(this.root, agentId, topic);
-  }
-
-  /** The shell of an open bash topic, spawned (a child of the topic) with `input()` when it has none; undefined when the topic is not open. */
-  openShell(agentId: string, topic: string, input: () => ShellInput): ShellRef | undefined {
-    const existing = this.shell(agentId, topic);
-    if (existing) return existing;
-    topicActor(this.root, agentId, topic)?.send({ type: 'shell.open', input: input() });
-    return this.shell(agentId, topic);
-  }
-
-  /** Every live shell (shutdown). */
-  shells(): ShellRef[] {
-    return allShells(this.root);
+    return this.directory.installs(agentId);
   }
 
   /** Shutdown (behaviour.md §1.1): feature hooks (end streams), sessions, child process groups, the tree. */
   async shutdown(): Promise<void> {
     await this.features.shutdown(warn);
-    for (const [id] of agentsOf(this.root)) {
-      for (const t of topicsOf(this.root, id)) await disposeSession(t.getSnapshot().context.session).catch((err: unknown) => warn('closing a session', err));
+    for (const { id } of this.directory.profiles()) {
+      for (const t of this.directory.topicActors(id)) await disposeSession(t.getSnapshot().context.session).catch((err: unknown) => warn('closing a session', err));
     }
-    this.root.stop();
+    this.tree.root.stop();
     killAll('SIGKILL');
   }
 }

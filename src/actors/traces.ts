@@ -6,7 +6,9 @@ import { TRACE_PENDING_FILE_BYTES, TRACES_ACTIVE_MAX } from '../domain/limits.js
 import type { Clock } from '../domain/ports.js';
 import type { TraceHeader } from '../domain/trace.js';
 import { parseTopic, topicScope } from '../domain/topic.js';
-import type { LoomSystem } from './system.js';
+import type { EnvStore } from '../domain/ports.js';
+import type { AgentDirectory } from './directory.js';
+import type { Inspection } from './inspection.js';
 import { FileStepBudget, TraceRecording, type TraceInfo } from './traceRecording.js';
 
 export type { TraceInfo } from './traceRecording.js';
@@ -43,7 +45,7 @@ export class TraceService {
   private readonly fileBytes = new FileStepBudget(TRACE_PENDING_FILE_BYTES);
   private unsubscribe: (() => void) | undefined;
 
-  constructor(private readonly system: LoomSystem, private readonly opts: { dataDir: string; clock: Clock; port: () => number; version: string }) {
+  constructor(private readonly parts: { directory: AgentDirectory; inspection: Inspection; env: EnvStore }, private readonly opts: { dataDir: string; clock: Clock; port: () => number; version: string }) {
     this.scan();
   }
 
@@ -67,11 +69,11 @@ export class TraceService {
 
   private listen(): void {
     if (this.unsubscribe) return;
-    const offCommands = this.system.inspection.observeCommands((ev) => {
+    const offCommands = this.parts.inspection.observeCommands((ev) => {
       if (ev.type === 'command.started') for (const t of this.live.values()) t.onStarted(ev);
       else if (ev.type === 'command.finished' || ev.type === 'command.refused') for (const t of this.live.values()) t.onCommand(ev);
     });
-    const offIntake = this.system.inspection.observeIntake((ev) => {
+    const offIntake = this.parts.inspection.observeIntake((ev) => {
       for (const t of this.live.values()) t.onIntake(ev);
     });
     this.unsubscribe = () => { offCommands(); offIntake(); };
@@ -92,11 +94,11 @@ export class TraceService {
     if (!file) mkdirSync(this.dir, { recursive: true, mode: 0o700 });
     const path = file ? resolve(file) : join(this.dir, `${id}.jsonl`);
     const rec = new TraceRecording(id, { ...req, startedAt: this.opts.clock.now() }, {
-      home: (a) => this.system.agentHome(a),
-      openDocument: (a, topic) => this.system.topicStatuses(a).find((s) => s.session.ref.topic === topic)?.session.doc?.uri,
+      home: (a) => this.parts.directory.profile(a)?.home,
+      openDocument: (a, topic) => this.parts.directory.topics(a).find((s) => s.session.ref.topic === topic)?.session.doc?.uri,
       env: (a, topic) => {
         const ref = parseTopic(topic);
-        return ref ? this.system.services.env.effective(a, topicScope(ref)) : [];
+        return ref ? this.parts.env.effective(a, topicScope(ref)) : [];
       },
       port: this.opts.port,
       version: this.opts.version,

@@ -1,32 +1,32 @@
 import { createActor, fromCallback, fromPromise, type Actor, type ActorRefFrom } from 'xstate';
 import { errorMessage } from '../domain/errors.js';
-import { failureOf, type InstallOutcome } from '../domain/install.js';
+import { failureOf, installError } from '../domain/install.js';
 import type { Clock } from '../domain/ports.js';
 import type { SessionState } from '../domain/session.js';
 import type { ExecResult, Ticket } from '../domain/ticket.js';
 import { agentMachine, type DeleteCounts } from '../machines/agent.js';
-import { capabilityLogic } from '../machines/capability.js';
+import { capabilityLogic, type CapabilityContext } from '../machines/capability.js';
 import { agentShelfMachine } from '../machines/agentShelf.js';
 import { capabilityShelfMachine } from '../machines/capabilityShelf.js';
 import { daemonMachine } from '../machines/daemon.js';
-import { installMachine, type InstallEvent, type InstallInput, type ProgressUpdate } from '../machines/install.js';
+import { installMachine, type InstallStageLogic } from '../machines/install.js';
 import { shellMachine } from '../machines/shell.js';
 import { topicQueueMachine } from '../machines/topicQueue.js';
-import type { webhookTokenMachine } from '../machines/webhookToken.js';
+import { webhookTokenMachine, type WebhookSaveLogic } from '../machines/webhookToken.js';
 import { shellProcessLogic } from './shellProcess.js';
 
 /** The actor of one topic (spec §3 queue plus its session). */
-export type TopicRef = ActorRefFrom<typeof topicQueueMachine>;
+export type TopicActor = ActorRefFrom<typeof topicQueueMachine>;
 /** The actor of one agent. */
-export type AgentRef = ActorRefFrom<typeof agentMachine>;
+export type AgentActor = ActorRefFrom<typeof agentMachine>;
 /** The actor of one live capability. */
-export type CapabilityRef = ActorRefFrom<ReturnType<typeof capabilityLogic>>;
+export type CapabilityActor = ActorRefFrom<ReturnType<typeof capabilityLogic>>;
 /** The persistent shell of one bash topic. */
-export type ShellRef = ActorRefFrom<typeof shellMachine>;
+export type ShellActor = ActorRefFrom<typeof shellMachine>;
 /** The webhook-token actor of one agent. */
-export type WebhookRef = ActorRefFrom<typeof webhookTokenMachine>;
+export type WebhookActor = ActorRefFrom<typeof webhookTokenMachine>;
 /** The actor of one running install. */
-export type InstallRef = ActorRefFrom<typeof installMachine>;
+export type InstallActor = ActorRefFrom<typeof installMachine>;
 /** The root of the tree. */
 export type DaemonActor = Actor<typeof daemonMachine>;
 
@@ -39,16 +39,22 @@ export interface TreeEffects {
   dispose(session: SessionState): void | Promise<void>;
   /** The I/O of DELETE /agents/{id}; resolves with the counts to answer. */
   cascade(agentId: string, counts: DeleteCounts): Promise<DeleteCounts>;
-  /** The install machine's `stage` work and `wipeStaging` action (the install feature's). */
-  install: InstallEffects;
+  /** What the features provide to their machines (architecture.md "features plug into the tree"). */
+  features: FeatureActors;
 }
 
-/** What runs in an install actor's `staging` state (spec §3 Package install). */
-export interface InstallEffects {
-  /** Validate, write the staging folder, commit; reports progress; rejects with an install error. */
-  run(input: InstallInput, report: (u: ProgressUpdate) => void, signal: AbortSignal): Promise<Extract<InstallOutcome, { ok: true }>>;
-  /** Remove the staging folder of an aborted install once its work has settled. */
-  wipe(installId: string, dir: string | null): void;
+/**
+ * The logic and actions features give the machines of their actors, at construction: the install
+ * feature the work of `staging`, the capabilities feature what a capability's end writes, the
+ * events feature how a webhook token is stored. A machine whose feature is absent keeps its default.
+ */
+export interface FeatureActors {
+  /** The install machine's `stage` actor (spec §3 Package install). */
+  installStage?: InstallStageLogic;
+  /** The capability machine's `archive` action: a final state was reached (spec §3 Capability). */
+  archiveCapability?: (snapshot: { value: string; context: CapabilityContext }) => void;
+  /** The webhook-token machine's `save` actor and `keep` action (spec §3 Webhook token). */
+  webhook?: { save: WebhookSaveLogic; keep: (agentId: string, requestId: string) => void; drop: (requestId: string) => void };
 }
 
 /** A failure below that no caller will see: say it, never crash the daemon for it. */
@@ -56,14 +62,19 @@ export function warn(what: string, err: unknown): void {
   process.emitWarning(`${what}: ${errorMessage(err)}`);
 }
 
+/** Without the install feature, every install fails at once. */
+const noInstalls: InstallStageLogic = fromCallback(({ sendBack }) => {
+  sendBack({ type: 'install.failed', ...failureOf(installError('Installs are not available in this build', 'COMMAND_UNSUPPORTED')) });
+});
+
 /**
  * Create (not start) the daemon's actor tree (architecture.md "the actor tree"): the root machine
- * with the agent machine, and through it the topic, capability and webhook-token machines, all
- * provided with their effects. One actor system, one clock: every delayed event (queue expiry,
- * capability TTL) is scheduled on `effects.clock`.
+ * with the agent machine, and through it the topic, capability, webhook-token and install
+ * machines, all provided with their effects. One actor system, one clock: every delayed event
+ * (queue expiry, capability TTL) is scheduled on `effects.clock`.
  */
 export function createTree(effects: TreeEffects): DaemonActor {
-  const { clock } = effects;
+  const { clock, features } = effects;
   const shell = shellMachine.provide({ actors: { process: shellProcessLogic } });
   const topic = topicQueueMachine.provide({
     actors: { shell },
@@ -84,32 +95,48 @@ export function createTree(effects: TreeEffects): DaemonActor {
       reportShellError: ({ context }, { error }) => warn(`shell of ${context.agentId}/${context.ref.topic} failed`, error),
     },
   });
-  const install = installMachine.provide({
-    actors: {
-      stage: fromCallback<InstallEvent, InstallInput>(({ input, sendBack }) => {
-        const stop = new AbortController();
-        effects.install.run(input, (u) => sendBack({ type: 'install.progress', ...u }), stop.signal).then(
-          (outcome) => sendBack({ type: 'install.written', outcome }),
-          (err: unknown) => sendBack({ type: 'install.failed', ...failureOf(err) }),
-        );
-        // Leaving `staging` (cancelled, or the tree stops) ends the work in flight.
-        return () => stop.abort();
-      }),
-    },
-    actions: { wipeStaging: (_args, p) => effects.install.wipe(p.installId, p.dir) },
-  });
+  const install = installMachine.provide({ actors: { stage: features.installStage ?? noInstalls } });
   const reportChildError = (_args: unknown, p: { childId: string; error: unknown }) => warn(`actor ${p.childId} failed`, p.error);
-  const capabilityShelf = capabilityShelfMachine.provide({ actors: { capability: capabilityLogic(clock) }, actions: { reportChildError } });
+  const archive = features.archiveCapability;
+  const capability = capabilityLogic(clock).provide({ actions: { archive: ({ context }, { state }) => archive?.({ value: state, context }) } });
+  const capabilityShelf = capabilityShelfMachine.provide({ actors: { child: capability }, actions: { reportChildError } });
+  const hooks = features.webhook;
+  const webhookToken = hooks
+    ? webhookTokenMachine.provide({ actors: { save: hooks.save }, actions: { keep: ({ context }, p) => hooks.keep(context.agentId, p.requestId), drop: (_a, p) => hooks.drop(p.requestId) } })
+    : webhookTokenMachine;
   const agent = agentMachine.provide({
     actors: {
       topic,
       install,
       capabilityShelf,
+      webhookToken,
       cascade: fromPromise<DeleteCounts, { agentId: string; counts: DeleteCounts }>(({ input }) => effects.cascade(input.agentId, input.counts)),
     },
     actions: { reportChildError },
   });
-  const agentShelf = agentShelfMachine.provide({ actors: { agent }, actions: { reportChildError } });
-  const root = daemonMachine.provide({ actors: { agentShelf }, actions: { reportChildError } });
+  const agentShelf = agentShelfMachine.provide({ actors: { child: agent }, actions: { reportChildError } });
+  const root = daemonMachine.provide({ actors: { child: agentShelf }, actions: { reportChildError } });
   return createActor(root, { clock, systemId: 'daemon' } as never) as DaemonActor;
+}
+
+/**
+ * The daemon's actor tree as the rest of the runtime holds it: built in two steps, because the
+ * features that provide parts of its machines are built first (they get this holder, not the
+ * root). `root` is the running root once `start` has run.
+ */
+export class ActorTree {
+  private current: DaemonActor | undefined;
+
+  /** The running root; throws before `start` (a start-up ordering bug). */
+  get root(): DaemonActor {
+    if (!this.current) throw new Error('the actor tree has not started');
+    return this.current;
+  }
+
+  /** Create and start the tree (once). */
+  start(effects: TreeEffects): void {
+    if (this.current) return;
+    this.current = createTree(effects);
+    this.current.start();
+  }
 }

@@ -1,8 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import { fromPromise } from 'xstate';
 import { WEBHOOK_TOKEN_RE } from '../domain/events.js';
 import { randomToken } from '../domain/ids.js';
-import type { AgentStore } from '../domain/ports.js';
-import type { WebhookRef } from './tree.js';
+import type { AgentRecord, AgentStore } from '../domain/ports.js';
+import type { WebhookAnswer, WebhookSaveInput } from '../machines/webhookToken.js';
+import type { AgentDirectory } from './directory.js';
+import type { FeatureActors } from './tree.js';
 
 /** SHA-256 hex: what the webhook-token machine and the lookup index hold instead of a token. */
 export const fingerprint = (token: string): string => createHash('sha256').update(token).digest('hex');
@@ -10,32 +13,59 @@ export const fingerprint = (token: string): string => createHash('sha256').updat
 /** behaviour.md §1.2: `wh_` + 43 base64url characters from 32 random bytes. */
 export const newWebhookToken = (): string => randomToken('wh_', 32);
 
-/** Where webhook-token actors live: the `webhook:<agent>` child of each agent in the actor tree. */
-export interface WebhookTree {
-  /** The agent's actor, spawned with the stored token's fingerprint on first use; undefined for an unknown agent. */
-  webhook(agentId: string, storedFingerprint: string | null): WebhookRef | undefined;
-}
-
 /**
- * Webhook tokens of all agents (spec §2 Local webhook, §3 Webhook token). The token's value lives
- * in one place, the agent registry (behaviour.md §1.1); the `webhook:<agent>` actor holds the
- * state of the §3 table and the token's fingerprint only, so its snapshot can be inspected; the
- * lookup index maps fingerprints to agents, so intake never compares a guess against stored tokens
- * one by one (behaviour.md §9.7 "constant-time lookup by SHA-256").
+ * Webhook tokens of all agents (spec §2 Local webhook, §3 Webhook token). The `webhook:<agent>`
+ * actor decides (the §3 table, one request at a time in its own mailbox) and holds the token's
+ * fingerprint only, so its snapshot can be inspected. The token values intake compares against are
+ * kept here, one entry per agent with its fingerprint index, changed only by the machine's `keep`
+ * action, in the step that makes a saved candidate the token; the registry stores them behind
+ * (behaviour.md §1.1) and is read once, at start-up. Intake never compares a guess against stored
+ * tokens one by one: it looks the guess's SHA-256 up (behaviour.md §9.7).
  */
 export class WebhookTokens {
+  /** The current token of each agent that has one. */
+  private readonly tokens = new Map<string, string>();
+  /** Fingerprint of each current token → its agent. */
   private readonly byFingerprint = new Map<string, string>();
+  /** Candidates of requests in flight, by request id (generated here, never given to the machine). */
+  private readonly candidates = new Map<string, { agentId: string; token: string }>();
+  private seq = 0;
 
-  constructor(private readonly agents: AgentStore, private readonly tree: WebhookTree, private readonly generate = newWebhookToken) {
-    for (const a of agents.list()) if (a.webhookToken) this.byFingerprint.set(fingerprint(a.webhookToken), a.id);
+  constructor(
+    records: readonly AgentRecord[],
+    private readonly deps: { store: Pick<AgentStore, 'putWebhookToken'>; directory: AgentDirectory; generate?: () => string },
+  ) {
+    for (const a of records) if (a.webhookToken) this.set(a.id, a.webhookToken);
   }
+
+  private set(agentId: string, token: string): void {
+    const old = this.tokens.get(agentId);
+    if (old !== undefined) this.byFingerprint.delete(fingerprint(old));
+    this.tokens.set(agentId, token);
+    this.byFingerprint.set(fingerprint(token), agentId);
+  }
+
+  /** What the webhook-token machines run: the registry write of a candidate, and the step that makes it current. */
+  readonly actors: NonNullable<FeatureActors['webhook']> = {
+    save: fromPromise<void, WebhookSaveInput>(({ input }) => {
+      const c = this.candidates.get(input.requestId);
+      if (!c) return Promise.reject(new Error(`no candidate token for ${input.requestId}`));
+      return this.deps.store.putWebhookToken(c.agentId, c.token);
+    }),
+    keep: (agentId, requestId) => {
+      const c = this.candidates.get(requestId);
+      this.candidates.delete(requestId);
+      if (c && c.agentId === agentId) this.set(agentId, c.token);
+    },
+    drop: (requestId) => { this.candidates.delete(requestId); },
+  };
 
   /** The agent a presented token belongs to, or undefined (unknown, malformed, rotated, deleted). */
   lookup(token: string): string | undefined {
     if (!WEBHOOK_TOKEN_RE.test(token)) return undefined;
     const presented = fingerprint(token);
     const agentId = this.byFingerprint.get(presented);
-    const stored = agentId === undefined ? undefined : this.agents.get(agentId)?.webhookToken;
+    const stored = agentId === undefined ? undefined : this.tokens.get(agentId);
     if (stored === undefined) return undefined;
     return timingSafeEqual(Buffer.from(fingerprint(stored), 'hex'), Buffer.from(presented, 'hex')) ? agentId : undefined;
   }
@@ -45,51 +75,53 @@ export class WebhookTokens {
     return this.lookup(token) === agentId;
   }
 
-  /** spec §3 GET row: the token, created if absent. Throws when the agent is unknown. */
+  /** The agent's current token, or undefined when it has none (never creates one). */
+  current(agentId: string): string | undefined {
+    return this.tokens.get(agentId);
+  }
+
+  /** spec §3 GET row: the token, created if absent. Rejects when the agent is unknown or the registry write fails. */
   show(agentId: string): Promise<string> {
-    return this.send(agentId, 'webhook.get');
+    return this.ask(agentId, 'webhook.get');
   }
 
-  /** spec §3 POST row: a new token; the old one stops working before this returns. */
+  /** spec §3 POST row: a new token; the old one stops working before this resolves. */
   rotate(agentId: string): Promise<string> {
-    return this.send(agentId, 'webhook.post');
+    return this.ask(agentId, 'webhook.post');
   }
 
-  /** One change at a time per agent: each waits for the previous one's registry write. */
-  private readonly queues = new Map<string, Promise<unknown>>();
-
-  private send(agentId: string, type: 'webhook.get' | 'webhook.post'): Promise<string> {
-    const prev = this.queues.get(agentId) ?? Promise.resolve();
-    const next = prev.catch(() => undefined).then(() => this.apply(agentId, type));
-    const tail = next.catch(() => undefined);
-    this.queues.set(agentId, tail);
-    void tail.then(() => { if (this.queues.get(agentId) === tail) this.queues.delete(agentId); });
-    return next;
-  }
-
-  /**
-   * Deliver one event to the agent's actor with a candidate token's fingerprint; when the machine
-   * takes the candidate, the registry stores it and the index follows once it is on disk.
-   */
-  private async apply(agentId: string, type: 'webhook.get' | 'webhook.post'): Promise<string> {
-    const rec = this.agents.get(agentId);
-    const stored = rec?.webhookToken ?? null;
-    const actor = rec ? this.tree.webhook(agentId, stored === null ? null : fingerprint(stored)) : undefined;
-    if (!rec || !actor) throw new Error(`unknown agent ${agentId}`);
-    const candidate = this.generate();
-    actor.send({ type, fingerprint: fingerprint(candidate) });
-    if (actor.getSnapshot().context.fingerprint !== fingerprint(candidate)) {
-      if (stored === null) throw new Error(`webhook token of ${agentId} has no value`);
-      return stored;
-    }
-    await this.agents.put({ ...rec, webhookToken: candidate });
-    if (stored !== null) this.byFingerprint.delete(fingerprint(stored));
-    this.byFingerprint.set(fingerprint(candidate), agentId);
-    return candidate;
+  /** Send one request to the agent's actor with a fresh candidate and wait for its answer. */
+  private ask(agentId: string, type: 'webhook.get' | 'webhook.post'): Promise<string> {
+    const stored = this.tokens.get(agentId);
+    const actor = this.deps.directory.webhook(agentId, stored === undefined ? null : fingerprint(stored));
+    if (!actor) return Promise.reject(new Error(`unknown agent ${agentId}`));
+    const requestId = `w${++this.seq}`;
+    const token = (this.deps.generate ?? newWebhookToken)();
+    this.candidates.set(requestId, { agentId, token });
+    return new Promise((resolve, reject) => {
+      const end = () => {
+        sub.unsubscribe();
+        ended.unsubscribe();
+        this.candidates.delete(requestId);
+      };
+      // The agent was deleted before the request was answered.
+      const ended = actor.subscribe({ complete: () => { end(); reject(new Error(`agent ${agentId} was deleted`)); }, error: (err) => { end(); reject(err); } });
+      const sub = actor.on('webhook.answered', (ev: WebhookAnswer) => {
+        if (ev.requestId !== requestId) return;
+        end();
+        const now = this.tokens.get(agentId);
+        if (!ev.ok) reject(ev.error instanceof Error ? ev.error : new Error(String(ev.error)));
+        else if (now === undefined) reject(new Error(`webhook token of ${agentId} has no value`));
+        else resolve(now);
+      });
+      actor.send({ type, requestId, fingerprint: fingerprint(token) });
+    });
   }
 
   /** DELETE /agents cascade (spec §4.3 rule 3): the token dies at once (its actor stops with the agent). */
   remove(agentId: string): void {
-    for (const [h, id] of this.byFingerprint) if (id === agentId) this.byFingerprint.delete(h);
+    const token = this.tokens.get(agentId);
+    if (token !== undefined) this.byFingerprint.delete(fingerprint(token));
+    this.tokens.delete(agentId);
   }
 }

@@ -119,7 +119,7 @@ export function eventHubPage(ctx: CommandContext): string[] {
   const port = eventsPort(ctx);
   if (!port) return ['(the event inbox is not available)'];
   const page = listingPage(port, ctx.agent.id, false);
-  const url = ctx.services.webhookUrl(ctx.services.agents.get(ctx.agent.id) ?? ctx.agent);
+  const url = port.webhookUrl(ctx.agent.id);
   const lines = [page.system, ...page.lines, '', url ? `Webhook: ${url}` : 'Webhook: (none) — /webhook show creates one'];
   if (page.next) lines.push(page.next);
   return lines;

@@ -40,7 +40,7 @@ const agentHub: HubPage = (ctx) => {
     `Home: ${a.home}`,
     `Allowed paths: ${a.allowedPaths.length > 0 ? a.allowedPaths.join(', ') : '(none)'}`,
     `Created: ${a.createdAt}`,
-    `Webhook: ${ctx.services.webhookUrl(a) ?? '(none)'}`,
+    `Webhook: ${ctx.services.events?.webhookUrl(a.id) ?? '(none)'}`,
     `Capabilities (${caps.length} live)`,
     ...columns(caps.map((c) => [c.token_id, c.path_prefix || '(workspace)', c.verbs.join(','), c.state, `expires ${c.expires_at}`])),
     'Mint from a shell: loom agent capability mint --path <prefix> --verbs get,put --ttl 15m [--single-use]',

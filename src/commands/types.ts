@@ -1,6 +1,6 @@
 import type { EventsPort } from '../domain/events.js';
 import type { InstallOutcome, InstallRequest } from '../domain/install.js';
-import type { AgentRecord, AgentStore, Clock, EnvStore, PackageRecord, PackageRegistry } from '../domain/ports.js';
+import type { AgentProfile, Clock, EnvStore, PackageRecord, PackageRegistry } from '../domain/ports.js';
 import type { CommandResult } from '../domain/result.js';
 import type { SessionState } from '../domain/session.js';
 import type { ShellRunOutcome } from '../domain/shell.js';
@@ -119,21 +119,18 @@ export interface FeatureServices {
 export interface Services extends FeatureServices {
   info: DaemonInfo;
   clock: Clock;
-  agents: AgentStore;
   env: EnvStore;
   packages: PackageRegistry;
   /** Topics of one agent (sorted by topic), and global counts. */
   topics(agentId: string): TopicStatus[];
   counts(): { agents: number; sessions: number };
-  /** Webhook URL of an agent, or null. */
-  webhookUrl(agent: AgentRecord): string | null;
   /** Hub pages by hub name (behaviour.md §2.12): the built-in ones and the features'. */
   hubs: ReadonlyMap<HubName, HubPage>;
 }
 
 /** Everything a running command gets (behaviour.md §2.1 terms). */
 export interface CommandContext {
-  agent: AgentRecord;
+  agent: AgentProfile;
   session: SessionState;
   services: Services;
   /** The command word, lower-cased, without its dotted part. */

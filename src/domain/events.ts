@@ -63,6 +63,8 @@ export interface EventsPort {
   showWebhook(agentId: string): Promise<string>;
   /** A new token; the old URL is dead at once (spec §3 Webhook token, POST row). */
   rotateWebhook(agentId: string): Promise<string>;
+  /** The current webhook URL, or null when the agent has no token (never creates one). */
+  webhookUrl(agentId: string): string | null;
 }
 
 /**

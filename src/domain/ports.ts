@@ -27,13 +27,20 @@ export interface AgentRecord {
   webhookToken?: string;
 }
 
-/** Persistent agent registry (spec §2: agents persist across restarts). */
+/** What POST /agents sets and GET /agents lists (spec §4.3): an agent record without its secret. */
+export type AgentProfile = Omit<AgentRecord, 'webhookToken'>;
+
+/**
+ * Persistent agent registry (spec §2: agents persist across restarts). It is read once, at
+ * start-up; from then on it stores what the actors decided (architecture.md "One read model").
+ */
 export interface AgentStore {
+  /** Every stored record, sorted by id (start-up). */
   list(): AgentRecord[];
-  /** How many agents are registered (list().length without the sort). */
-  count(): number;
-  get(id: string): AgentRecord | undefined;
-  put(record: AgentRecord): Promise<void>;
+  /** Store an agent's profile; its stored webhook token, if any, is kept. */
+  put(profile: AgentProfile): Promise<void>;
+  /** Store the webhook token of a registered agent. */
+  putWebhookToken(id: string, token: string): Promise<void>;
   remove(id: string): Promise<boolean>;
 }
 

@@ -10,8 +10,8 @@ import type { Feature } from './types.js';
  * process group is gone. `/describe` lists `bash-pty` only when node-pty loaded (§9.3); without it
  * the shells run on pipes.
  */
-export const bashFeature: Feature = ({ system }) => {
-  const shells = new BashShells(system);
+export const bashFeature: Feature = ({ directory }) => {
+  const shells = new BashShells(directory);
   return {
     services: { bash: shells },
     // A getter: /describe asks when it is called, so node-pty (a native addon, ~8 ms to load) loads

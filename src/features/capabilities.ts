@@ -23,16 +23,15 @@ function pairingSpec(input: AgentInput): CapabilitySpec | undefined {
  * the `agent` hub's capability rows and the /describe entries `fs` and `capability-tokens`.
  * An unreadable `<data>/capabilities.json` throws RegistryReadError here, which stops the daemon.
  */
-export const capabilitiesFeature: Feature = async ({ system, info, clock, allowedOrigins }) => {
+export const capabilitiesFeature: Feature = async ({ directory, info, clock, allowedOrigins }) => {
   const store = await CapabilityStore.open(info.dataDir, clock.now());
-  const service = new CapabilityService({
-    store, clock,
-    tree: { spawn: (agentId, input) => system.spawnCapability(agentId, input), get: (tokenId) => system.capability(tokenId) },
-  });
-  service.hydrate();
-  const fsDeps = { verify: (secret: string) => service.verify(secret), home: (id: string) => system.agentHome(id), ops: fsOperations };
+  const service = new CapabilityService({ store, clock, directory });
+  const fsDeps = { verify: (secret: string) => service.verify(secret), home: (id: string) => directory.profile(id)?.home, ops: fsOperations };
   return {
     services: { capabilities: { listForAgent: (agentId) => service.list(agentId) } },
+    actors: { archiveCapability: service.archiveEnd },
+    // The stored live tokens become actors once the tree runs.
+    onStart: () => service.hydrate(),
     describe: { fs: { verbs: [...FS_VERBS] }, 'capability-tokens': { max_ttl_ms: CAPABILITY_MAX_TTL_MS } },
     onRegister: {
       // spec §4.3 rule 2: a bad spec is refused before the agent is created or changed.

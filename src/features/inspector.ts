@@ -13,16 +13,16 @@ export const INSPECTOR_PATHS = { ws: '/inspect/ws', state: '/inspect/state' } as
  * machine definitions and the live WebSocket feed, read-only and loopback-only (the app's and the
  * upgrade hook's Host/Origin guard). It observes the actor tree only while a page is attached.
  */
-export const inspectorFeature: Feature = ({ system, clock }) => {
+export const inspectorFeature: Feature = ({ inspection, clock }) => {
   // Read on the first page request, not at start-up (~5 ms of every cold start, issue 13); a
   // missing file still stops the start, as before.
   checkAssets();
   let files: ReturnType<typeof loadAssets> | undefined;
-  const feed = new InspectorFeed(system, clock, INSPECTOR_WS_BUFFER_BYTES);
+  const feed = new InspectorFeed({ inspection, inspectState: () => inspection.state() }, clock, INSPECTOR_WS_BUFFER_BYTES);
   const socket = inspectorSocket(feed);
   return {
     describe: { inspector: { ...INSPECTOR_PATHS } },
-    routes: [inspectorRoutes(system, () => (files ??= loadAssets()))],
+    routes: [inspectorRoutes(inspection, () => (files ??= loadAssets()))],
     upgrades: { [INSPECTOR_PATHS.ws]: (req, s, head) => socket.handle(req, s, head) },
     onShutdown: () => socket.close(),
   };

@@ -17,10 +17,10 @@ const PARALLEL_FETCHES = 4;
  * recovery of interrupted commits. Registries are read at start-up so an unreadable one stops the
  * daemon (behaviour.md §1.1).
  */
-export const installFeature: Feature = ({ system, agents, clock, info, githubApi, stateFolders }) => {
+export const installFeature: Feature = ({ directory, agents, env, clock, info, githubApi, stateFolders }) => {
   const store = new FilePackageStore(info.dataDir, WIRES[info.wire].stateRoot);
-  const installs = new Installs(system, {
-    store, env: system.services.env, clock, githubApi, userAgent: `loom/${info.version}`, parallel: PARALLEL_FETCHES,
+  const installs = new Installs(directory, {
+    store, env, clock, githubApi, userAgent: `loom/${info.version}`, parallel: PARALLEL_FETCHES,
   });
   for (const a of agents.list()) {
     // No state folder, no registry to read (it is made on first use).
@@ -30,7 +30,7 @@ export const installFeature: Feature = ({ system, agents, clock, info, githubApi
   return {
     commands: installCommands,
     services: { packages: store, installs },
-    installer: installs,
+    actors: { installStage: installs.stage },
     describe: {
       'install-manifest': { version: 1 },
       'github-install': {},

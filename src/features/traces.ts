@@ -6,8 +6,8 @@ import type { Feature } from './types.js';
  * Issue 17: traces (behaviour.md §14.1): the recorder behind POST/GET/DELETE /traces and
  * `loom daemon --record <file>`, which records every agent from start-up into that file.
  */
-export const tracesFeature: Feature = ({ system, info, clock, recordTo }) => {
-  const traces = new TraceService(system, { dataDir: info.dataDir, clock, port: info.port, version: info.version });
+export const tracesFeature: Feature = ({ directory, inspection, env, info, clock, recordTo }) => {
+  const traces = new TraceService({ directory, inspection, env }, { dataDir: info.dataDir, clock, port: info.port, version: info.version });
   if (recordTo) traces.start({ agentId: null, topic: null, note: `loom daemon --record ${recordTo}` }, recordTo);
   return {
     describe: { traces: { routes: '/traces', format: 1 } },

@@ -1,18 +1,26 @@
 import type { SystemContribution } from '../actors/contributions.js';
-import type { LoomSystem } from '../actors/system.js';
+import type { AgentDirectory } from '../actors/directory.js';
+import type { Inspection } from '../actors/inspection.js';
 import type { DaemonInfo } from '../commands/types.js';
-import type { AgentStore, Clock } from '../domain/ports.js';
+import type { AgentStore, Clock, EnvStore } from '../domain/ports.js';
 import type { RouteModule } from '../http/app.js';
 import type { FastPath } from '../http/context.js';
 import type { UpgradeHandler } from '../http/upgrade.js';
 import type { StateFolders } from '../stores/leftovers.js';
 
-/** What a feature gets at start-up: the system facade and the daemon's settings and stores. */
+/**
+ * What a feature gets at start-up (architecture.md "features plug into the tree"): the directory
+ * of the actor tree it talks to by events, the inspection it reports to, the daemon's settings and
+ * stores. Never the system facade: nothing calls back up from a feature into it.
+ */
 export interface FeatureHost {
-  system: LoomSystem;
+  directory: AgentDirectory;
+  inspection: Inspection;
   info: DaemonInfo;
   clock: Clock;
+  /** The agent registry: read at start-up, written behind the actors. */
   agents: AgentStore;
+  env: EnvStore;
   /** Which agents had a state folder at start-up (start-up reads skip the others). */
   stateFolders: StateFolders;
   /** Origins accepted besides loopback (SVC_ALLOWED_ORIGINS, behaviour.md §9.2). */

@@ -1,5 +1,5 @@
 import type { Express, Response } from 'express';
-import type { LoomSystem } from '../actors/system.js';
+import type { Inspection } from '../actors/inspection.js';
 import { LoomError } from '../domain/errors.js';
 import type { AppContext } from '../http/context.js';
 import { route } from '../http/route.js';
@@ -23,11 +23,11 @@ function sendAsset(res: Response, a: Asset): void {
  * The inspector's HTTP routes (behaviour.md §13.1): the page, its assets, the snapshot and the
  * machine definitions. All behind the app's Host/Origin guard; read-only.
  */
-export function inspectorRoutes(system: LoomSystem, files: () => { page: Asset; assets: Map<string, Asset> }) {
+export function inspectorRoutes(inspection: Inspection, files: () => { page: Asset; assets: Map<string, Asset> }) {
   return (app: Express, _ctx: AppContext): void => {
     route(app, '/inspect', { GET: (_req, res) => sendAsset(res, files().page) });
-    route(app, '/inspect/state', { GET: (_req, res) => { res.json(system.inspectState()); } });
-    route(app, '/inspect/machines', { GET: (_req, res) => { res.json(system.machines()); } });
+    route(app, '/inspect/state', { GET: (_req, res) => { res.json(inspection.state()); } });
+    route(app, '/inspect/machines', { GET: (_req, res) => { res.json(inspection.machines()); } });
     route(app, '/inspect/assets/{*name}', {
       GET: (req, res) => {
         const name = req.path.slice('/inspect/assets/'.length);

@@ -1,4 +1,5 @@
-import { assign, enqueueActions, fromPromise, setup, stopChild, type AnyActorRef } from 'xstate';
+import { assign, enqueueActions, fromPromise, setup } from 'xstate';
+import type { AgentProfile } from '../domain/ports.js';
 import type { TopicRef } from '../domain/topic.js';
 import type { CapabilityInput } from './capability.js';
 import { capabilityShelfMachine, shelfChildId, SHELF_PREFIX } from './capabilityShelf.js';
@@ -13,37 +14,37 @@ import { childFailure, childrenOf, endedChild, type ChildEndEvent } from './chil
  * above: not shown"); Loom's is the smallest that matches §4.3:
  *
  * | State    | Trigger                  | Next     | Also                                                        |
- * | active   | POST /agents (again)     | active   | home updated                                                |
+ * | active   | POST /agents (again)     | active   | profile (home, allowed paths) updated                       |
  * | active   | DELETE /agents/{id}      | deleting | every topic answers its tickets and ends; every live capability is revoked |
  * | deleting | the cascade's I/O is done| deleted  | final: the remaining children (webhook token) stop with it |
  *
- * Children, with the system ids of behaviour.md §13.3: `topic:<agent>/<topic>` (child id
- * `topic:<topic>`), `cap:<token_id>` (on a capability shelf, child id `caps:<c>`: machines/capabilityShelf.ts
- * says why), `webhook:<agent>` (child id
- * `webhook`), `install:<install_id>` (child id the same; one per running install, told to cancel
- * when the agent is deleted). A child that reaches a final state (a closed topic, a dead capability) is stopped
- * and leaves the tree. The cascade's I/O (feature steps, state folder, registry entry) is the
- * provided promise actor `cascade`; its output is the response's counts.
- *
- * A topic opened by POST /sessions is **dormant** until its first command: a record in the agent's
- * context (its name and creation time), not an actor, so a thousand agents with five idle topics
- * each cost little more than their records. `topic.wake` turns it into its actor.
+ * The context holds the agent's profile (what GET /agents lists; readers read it here, the
+ * registry only persists it) and its open topics. A topic is open from POST /sessions or its
+ * first command until its session is closed; its actor is spawned when a command needs it
+ * (`topic.wake`), so an idle topic costs its record only. Children, with the system ids of
+ * behaviour.md §13.3: `topic:<agent>/<topic>` (child id `topic:<topic>`), `cap:<token_id>` (on a
+ * capability shelf, child id `caps:<c>`), `webhook:<agent>` (child id `webhook`),
+ * `install:<install_id>` (child id the same; told to cancel when the agent is deleted). A child that
+ * reaches a final state (a closed topic, a dead capability) is stopped and leaves the tree; a closed
+ * topic leaves the open topics with it. The cascade's I/O (feature steps, state folder, registry
+ * entry) is the provided promise actor `cascade`; its output is the response's counts.
  */
 
 /** Counts of the DELETE /agents/{id} response (spec §4.3 rule 3). */
 export type DeleteCounts = Record<string, number>;
 
-/** A topic that has not run a command yet: its record only. */
-export interface DormantTopic {
+export type { AgentProfile } from '../domain/ports.js';
+
+/** An open topic: its reference and when its first session began. */
+export interface OpenTopic {
   ref: TopicRef;
   createdAt: number;
 }
 
 export interface AgentContext {
-  id: string;
-  home: string;
-  /** Dormant topics by canonical topic (a Map: topic names are user text). */
-  dormant: ReadonlyMap<string, DormantTopic>;
+  profile: AgentProfile;
+  /** Open topics by canonical topic (a Map: topic names are user text). */
+  topics: ReadonlyMap<string, OpenTopic>;
   /** The cascade's outcome (the machine's output): its counts, or the error it failed with. */
   outcome: AgentOutcome | null;
 }
@@ -52,13 +53,13 @@ export interface AgentContext {
 export type AgentOutcome = { ok: true; counts: DeleteCounts } | { ok: false; error: unknown };
 
 export type AgentEvent =
-  | { type: 'agent.update'; home: string }
-  /** POST /sessions: a dormant topic, unless the topic already exists. */
+  | { type: 'agent.update'; profile: AgentProfile }
+  /** POST /sessions: the topic is open (its actor waits for a command). */
   | { type: 'topic.open'; ref: TopicRef; at: number }
-  /** A command needs the topic: its actor, spawned from the dormant record (keeping its creation time) or new. */
+  /** A command needs the topic: it is open, and its actor runs (keeping the topic's creation time). */
   | { type: 'topic.wake'; ref: TopicRef; input: TopicInput }
-  /** A dormant topic's session was closed: the topic ends. */
-  | { type: 'topic.forget'; topic: string }
+  /** DELETE /sessions, a changed home: the topic's session ends (a busy topic goes on with a fresh one). */
+  | { type: 'topic.close'; topic: string; at: number }
   | { type: 'cap.open'; input: CapabilityInput }
   | { type: 'webhook.open'; fingerprint: string | null }
   | { type: 'install.open'; input: InstallInput }
@@ -67,7 +68,8 @@ export type AgentEvent =
   | ChildEndEvent;
 
 /** Child ids (unique among one agent's children; never `cascade`, the invoked cascade). */
-export const topicChildId = (topic: string): string => `topic:${topic}`;
+const TOPIC_CHILD_PREFIX = 'topic:';
+export const topicChildId = (topic: string): string => `${TOPIC_CHILD_PREFIX}${topic}`;
 export const WEBHOOK_CHILD_ID = 'webhook';
 export const installChildId = (installId: string): string => `install:${installId}`;
 
@@ -79,8 +81,14 @@ export const webhookSystemId = (agentId: string): string => `webhook:${agentId}`
 export const installSystemId = (installId: string): string => `install:${installId}`;
 
 
-/** The empty dormant set every agent starts with (never changed: updates copy). */
-const NO_TOPICS: ReadonlyMap<string, DormantTopic> = new Map();
+/** The empty topic set every agent starts with (never changed: updates copy). */
+const NO_TOPICS: ReadonlyMap<string, OpenTopic> = new Map();
+
+
+/** `topics` with `ref` open (created at `at`); the same map when it already is. */
+function opened(topics: ReadonlyMap<string, OpenTopic>, ref: TopicRef, at: number): ReadonlyMap<string, OpenTopic> {
+  return topics.has(ref.topic) ? topics : new Map(topics).set(ref.topic, { ref, createdAt: at });
+}
 
 /** A copy of `m` without `key`. */
 function without<V>(m: ReadonlyMap<string, V>, key: string): ReadonlyMap<string, V> {
@@ -95,7 +103,7 @@ export const agentMachine = setup({
   types: {
     context: {} as AgentContext,
     events: {} as AgentEvent,
-    input: {} as { id: string; home: string },
+    input: {} as AgentProfile,
     output: {} as AgentOutcome,
   },
   actors: {
@@ -112,11 +120,17 @@ export const agentMachine = setup({
   },
 }).createMachine({
   id: 'agent',
-  context: ({ input }) => ({ id: input.id, home: input.home, dormant: NO_TOPICS, outcome: null }),
+  context: ({ input }) => ({ profile: input, topics: NO_TOPICS, outcome: null }),
   initial: 'active',
   on: {
-    // A closed topic or a dead capability leaves the tree.
-    'xstate.done.actor.*': { actions: stopChild(({ event }) => endedChild(event.type)) },
+    // A closed topic or a dead capability leaves the tree; a closed topic is no longer open.
+    'xstate.done.actor.*': {
+      actions: enqueueActions(({ enqueue, event, context }) => {
+        const child = endedChild(event.type);
+        enqueue.stopChild(child);
+        if (child.startsWith(TOPIC_CHILD_PREFIX)) enqueue.assign({ topics: without(context.topics, child.slice(TOPIC_CHILD_PREFIX.length)) });
+      }),
+    },
     'xstate.error.actor.*': {
       actions: enqueueActions(({ enqueue, event }) => {
         enqueue({ type: 'reportChildError', params: childFailure(event) });
@@ -127,26 +141,30 @@ export const agentMachine = setup({
   states: {
     active: {
       on: {
-        'agent.update': { actions: assign({ home: ({ event }) => event.home }) },
-        // Each open and spawn is idempotent: a topic that already exists is kept as it is.
+        'agent.update': { actions: assign({ profile: ({ event }) => event.profile }) },
+        // Each open and wake is idempotent: a topic that is open stays as it is.
         'topic.open': {
-          actions: enqueueActions(({ enqueue, event, context, self }) => {
-            const t = event.ref.topic;
-            if (Object.hasOwn(childrenOf(self), topicChildId(t)) || context.dormant.has(t)) return;
-            enqueue.assign({ dormant: new Map(context.dormant).set(t, { ref: event.ref, createdAt: event.at }) });
-          }),
+          actions: assign({ topics: ({ context, event }) => opened(context.topics, event.ref, event.at) }),
         },
         'topic.wake': {
           actions: enqueueActions(({ enqueue, event, context, self }) => {
             const t = event.ref.topic;
             const id = topicChildId(t);
+            const topics = opened(context.topics, event.ref, event.input.now);
+            if (topics !== context.topics) enqueue.assign({ topics });
             if (Object.hasOwn(childrenOf(self), id)) return;
-            const record = context.dormant.get(t);
-            if (record) enqueue.assign({ dormant: without(context.dormant, t) });
-            enqueue.spawnChild('topic', { id, systemId: topicSystemId(context.id, t), input: { ...event.input, now: record?.createdAt ?? event.input.now } });
+            const createdAt = (topics.get(t) as OpenTopic).createdAt;
+            enqueue.spawnChild('topic', { id, systemId: topicSystemId(context.profile.id, t), input: { ...event.input, now: createdAt } });
           }),
         },
-        'topic.forget': { actions: assign({ dormant: ({ context, event }) => without(context.dormant, event.topic) }) },
+        'topic.close': {
+          actions: enqueueActions(({ enqueue, event, context, self }) => {
+            const id = topicChildId(event.topic);
+            // A running topic's actor decides (it ends, or renews a busy session); an idle one just closes.
+            if (Object.hasOwn(childrenOf(self), id)) enqueue.sendTo(id, { type: 'session.close', at: event.at });
+            else enqueue.assign({ topics: without(context.topics, event.topic) });
+          }),
+        },
         'cap.open': {
           actions: enqueueActions(({ enqueue, event, self }) => {
             const shelf = shelfChildId(event.input.tokenId);
@@ -157,7 +175,7 @@ export const agentMachine = setup({
         'webhook.open': {
           actions: enqueueActions(({ enqueue, event, context, self }) => {
             if (!(WEBHOOK_CHILD_ID in childrenOf(self))) {
-              enqueue.spawnChild('webhookToken', { id: WEBHOOK_CHILD_ID, systemId: webhookSystemId(context.id), input: { fingerprint: event.fingerprint } });
+              enqueue.spawnChild('webhookToken', { id: WEBHOOK_CHILD_ID, systemId: webhookSystemId(context.profile.id), input: { agentId: context.profile.id, fingerprint: event.fingerprint } });
             }
           }),
         },
@@ -173,8 +191,8 @@ export const agentMachine = setup({
           // revoked, each running install is cancelled (nothing is committed into a deleted agent).
           actions: enqueueActions(({ enqueue, event, context, self }) => {
             for (const [id, child] of Object.entries(childrenOf(self))) {
-              if (id.startsWith('topic:') || id.startsWith(SHELF_PREFIX)) enqueue.sendTo(child, { type: 'agent.delete', at: event.at });
-              if (id.startsWith('install:')) enqueue.sendTo(child, { type: 'install.cancel', code: 'CONFLICT', message: `Agent ${context.id} was deleted while this install ran` });
+              if (id.startsWith(TOPIC_CHILD_PREFIX) || id.startsWith(SHELF_PREFIX)) enqueue.sendTo(child, { type: 'agent.delete', at: event.at });
+              if (id.startsWith('install:')) enqueue.sendTo(child, { type: 'install.cancel', code: 'CONFLICT', message: `Agent ${context.profile.id} was deleted while this install ran` });
             }
           }),
         },
@@ -184,7 +202,7 @@ export const agentMachine = setup({
       invoke: {
         id: 'cascade',
         src: 'cascade',
-        input: ({ context, event }) => ({ agentId: context.id, counts: (event as Extract<AgentEvent, { type: 'agent.delete' }>).counts }),
+        input: ({ context, event }) => ({ agentId: context.profile.id, counts: (event as Extract<AgentEvent, { type: 'agent.delete' }>).counts }),
         onDone: { target: 'deleted', actions: assign({ outcome: ({ event }) => ({ ok: true as const, counts: event.output }) }) },
         // The children are gone either way; the caller answers the error (500).
         onError: { target: 'deleted', actions: assign({ outcome: ({ event }) => ({ ok: false as const, error: event.error }) }) },

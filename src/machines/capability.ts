@@ -1,4 +1,6 @@
 import { assign, setup } from 'xstate';
+import type { CapabilityState, PublicCapability } from '../domain/capability.js';
+import type { FsVerb } from '../domain/fsPath.js';
 
 /**
  * The Capability table of spec §3:
@@ -25,6 +27,12 @@ export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export interface CapabilityContext {
   tokenId: string;
+  agentId: string;
+  pathPrefix: string;
+  verbs: FsVerb[];
+  ttlMs: number;
+  /** ISO time of the mint. */
+  createdAt: string;
   singleUse: boolean;
   /** Absolute expiry, ms since the epoch. */
   expiresAt: number;
@@ -41,9 +49,16 @@ export type CapabilityEvent =
   | { type: 'capability.revoke'; at: number }
   | { type: 'agent.delete'; at: number };
 
+/** A live capability as minted (or read back at start-up): its public fields. */
 export interface CapabilityInput {
   tokenId: string;
+  agentId: string;
+  pathPrefix: string;
+  verbs: FsVerb[];
+  ttlMs: number;
+  createdAt: string;
   singleUse: boolean;
+  /** Absolute expiry, ms since the epoch. */
   expiresAt: number;
 }
 
@@ -66,9 +81,13 @@ export const capabilityMachine = setup({
   delays: {
     ttlTimer: ({ context }) => Math.min(MAX_TIMER_MS, Math.max(0, context.expiresAt - Date.now())),
   },
+  actions: {
+    /** A final state was reached: record it where listings read dead capabilities (provided by src/actors). */
+    archive: (_args, _params: { state: Exclude<CapabilityState, 'live'> }) => {},
+  },
 }).createMachine({
   id: 'capability',
-  context: ({ input }) => ({ tokenId: input.tokenId, singleUse: input.singleUse, expiresAt: input.expiresAt, reservedBy: null, usedAt: null, revokedAt: null }),
+  context: ({ input }) => ({ ...input, reservedBy: null, usedAt: null, revokedAt: null }),
   initial: 'live',
   states: {
     live: {
@@ -97,9 +116,10 @@ export const capabilityMachine = setup({
         'agent.delete': { target: 'revoked', actions: assign({ revokedAt: ({ event }) => event.at, reservedBy: null }) },
       },
     },
-    consumed: { type: 'final' },
-    expired: { type: 'final' },
-    revoked: { type: 'final' },
+    // Each end is archived in the step that reaches it, so a listing never disagrees with the actor.
+    consumed: { type: 'final', entry: { type: 'archive', params: { state: 'consumed' } } },
+    expired: { type: 'final', entry: { type: 'archive', params: { state: 'expired' } } },
+    revoked: { type: 'final', entry: { type: 'archive', params: { state: 'revoked' } } },
   },
 });
 
@@ -109,6 +129,17 @@ export function capabilityLogic(clock: { now(): number }) {
     guards: { ttlElapsed: ({ context }) => clock.now() >= context.expiresAt },
     delays: { ttlTimer: ({ context }) => Math.min(MAX_TIMER_MS, Math.max(0, context.expiresAt - clock.now())) },
   });
+}
+
+/** The public record of a capability, read from its snapshot (spec §4.2 listing; never its secret). */
+export function capabilityView(snapshot: { value: unknown; context: CapabilityContext }): PublicCapability {
+  const c = snapshot.context;
+  const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+  return {
+    token_id: c.tokenId, agent_id: c.agentId, path_prefix: c.pathPrefix, verbs: [...c.verbs], ttl_ms: c.ttlMs, single_use: c.singleUse,
+    state: snapshot.value as CapabilityState, created_at: c.createdAt, expires_at: new Date(c.expiresAt).toISOString(),
+    used_at: iso(c.usedAt), revoked_at: iso(c.revokedAt),
+  };
 }
 
 /** What a verification decided, read from the snapshot right after `request.verify`. */

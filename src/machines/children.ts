@@ -17,8 +17,9 @@ export type ChildEndEvent =
   | { type: `xstate.done.actor.${string}`; output?: unknown }
   | { type: `xstate.error.actor.${string}`; error: unknown };
 
-const DONE_PREFIX = 'xstate.done.actor.';
-const ERROR_PREFIX = 'xstate.error.actor.';
+/** XState's event types of a child's end, before the child id. */
+export const DONE_PREFIX = 'xstate.done.actor.';
+export const ERROR_PREFIX = 'xstate.error.actor.';
 
 /** The child id such an event names. */
 export function endedChild(eventType: string): string {

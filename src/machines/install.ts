@@ -1,4 +1,4 @@
-import { assign, fromCallback, setup } from 'xstate';
+import { assign, fromCallback, sendTo, setup, type CallbackActorLogic } from 'xstate';
 import type { InstallOutcome } from '../domain/install.js';
 import type { CommandCode } from '../domain/result.js';
 
@@ -10,14 +10,15 @@ import type { CommandCode } from '../domain/result.js';
  * | staging | all files validated and written  | installed | staging directory renamed into place atomically           |
  * | staging | any failure (bad manifest path, network drop, malformed file) | aborted | staging directory wiped; an existing installed package is untouched |
  *
- * `staging` invokes the provided `stage` actor (src/actors): it validates every path before any
- * fetch or write, writes the files into `~/packages/.staging-<name>-<hex>/`, and as its last step
- * renames that folder into place and records the package under the agent's package lock. Only then
- * does it send `install.written`, so `installed` always means "in place and registered"; a failure of
- * the rename itself rolls back and is `install.failed` like any other. On `aborted` the provided
- * action `wipeStaging` removes the staging folder (after the stage actor has settled, so no write
- * can land after the wipe). `install.cancel` (the topic was closed, the agent is being deleted) is a
- * failure too. Progress (`files_done`, `files_total`, `bytes`) lives in the context for the
+ * `staging` invokes the `stage` actor (provided by the install feature): it validates every path
+ * before any fetch or write, writes the files into `~/packages/.staging-<name>-<hex>/`, and as its
+ * last step renames that folder into place and records the package under the agent's package lock.
+ * Only then does it send `install.written`, so `installed` always means "in place and registered".
+ * The staging folder is the stage actor's own: on any failure it wipes the folder before it sends
+ * `install.failed`, so `aborted` means "nothing left behind", and the actor's end is the moment the
+ * caller may answer. `install.cancel` (the topic was closed, the agent is being deleted) tells the
+ * stage actor to stop (`install.abort`) and waits for its failure, which ends the install with the
+ * cancel's reason. Progress (`files_done`, `files_total`, `bytes`) lives in the context for the
  * inspector (behaviour.md §13.2). The machine does no I/O.
  */
 
@@ -40,10 +41,11 @@ export interface InstallContext {
   requestId: string | null;
   request: unknown;
   name: string | null;
-  stagingDir: string | null;
   filesDone: number;
   filesTotal: number;
   bytes: number;
+  /** Why the install was cancelled, once it was (the stage actor's own failure is not the answer then). */
+  cancelled: InstallOutcome | null;
   outcome: InstallOutcome | null;
 }
 
@@ -51,17 +53,24 @@ export interface InstallContext {
 export interface ProgressUpdate {
   name?: string;
   source?: string;
-  stagingDir?: string;
   filesDone?: number;
   filesTotal?: number;
   bytes?: number;
 }
 
-export type InstallEvent =
+/** What the stage actor reports back to its install. */
+export type StageReport =
   | ({ type: 'install.progress' } & ProgressUpdate)
   | { type: 'install.written'; outcome: Extract<InstallOutcome, { ok: true }> }
-  | { type: 'install.failed'; code: CommandCode; message: string }
-  | { type: 'install.cancel'; code: CommandCode; message: string };
+  | { type: 'install.failed'; code: CommandCode; message: string };
+
+export type InstallEvent = StageReport | { type: 'install.cancel'; code: CommandCode; message: string };
+
+/** What the install tells its stage actor: stop, clean up, and report the failure. */
+export type StageCommand = { type: 'install.abort' };
+
+/** The logic of the `stage` actor (a callback actor: it reports, and takes `install.abort`). */
+export type InstallStageLogic = CallbackActorLogic<StageCommand, InstallInput, StageReport>;
 
 const failed = (code: CommandCode, message: string): InstallOutcome => ({ ok: false, code, message });
 
@@ -73,45 +82,42 @@ export const installMachine = setup({
     output: {} as InstallOutcome,
   },
   actors: {
-    /** Validate, write the staging folder, commit (provided by src/actors; this default never reports). */
-    stage: fromCallback<InstallEvent, InstallInput>(() => undefined),
-  },
-  actions: {
-    /** Remove the staging folder once the stage actor has settled (provided by src/actors). */
-    wipeStaging: (_args, _params: { installId: string; dir: string | null }) => {},
+    /** Validate, write the staging folder, commit (provided by the install feature; this default never reports). */
+    stage: fromCallback<StageCommand, InstallInput, StageReport>(() => undefined),
   },
 }).createMachine({
   id: 'install',
   context: ({ input }) => ({
     installId: input.installId, agentId: input.agentId, source: input.source, requestId: input.requestId, request: input.request,
-    name: null, stagingDir: null, filesDone: 0, filesTotal: 0, bytes: 0, outcome: null,
+    name: null, filesDone: 0, filesTotal: 0, bytes: 0, cancelled: null, outcome: null,
   }),
   initial: 'staging',
   states: {
     staging: {
       invoke: {
+        id: 'stage',
         src: 'stage',
         input: ({ context }) => ({ installId: context.installId, agentId: context.agentId, source: context.source, requestId: context.requestId, request: context.request }),
-        // A bug in the stage actor is a failure like any other: nothing is left half-done.
+        // A bug in the stage actor is a failure like any other.
         onError: { target: 'aborted', actions: assign({ outcome: ({ event }) => failed('INTERNAL_ERROR', `Internal error: ${String((event.error as Error)?.message ?? event.error)}`) }) },
       },
       on: {
         'install.progress': {
           actions: assign(({ context, event }) => ({
-            name: event.name ?? context.name, source: event.source ?? context.source, stagingDir: event.stagingDir ?? context.stagingDir,
+            name: event.name ?? context.name, source: event.source ?? context.source,
             filesDone: event.filesDone ?? context.filesDone, filesTotal: event.filesTotal ?? context.filesTotal, bytes: event.bytes ?? context.bytes,
           })),
         },
         'install.written': { target: 'installed', actions: assign({ outcome: ({ event }) => event.outcome }) },
-        'install.failed': { target: 'aborted', actions: assign({ outcome: ({ event }) => failed(event.code, event.message) }) },
-        'install.cancel': { target: 'aborted', actions: assign({ outcome: ({ event }) => failed(event.code, event.message) }) },
+        'install.failed': { target: 'aborted', actions: assign({ outcome: ({ context, event }) => context.cancelled ?? failed(event.code, event.message) }) },
+        'install.cancel': {
+          guard: ({ context }) => context.cancelled === null,
+          actions: [assign({ cancelled: ({ event }) => failed(event.code, event.message) }), sendTo('stage', { type: 'install.abort' })],
+        },
       },
     },
     installed: { type: 'final' },
-    aborted: {
-      type: 'final',
-      entry: { type: 'wipeStaging', params: ({ context }) => ({ installId: context.installId, dir: context.stagingDir }) },
-    },
+    aborted: { type: 'final' },
   },
   output: ({ context }) => context.outcome ?? failed('INTERNAL_ERROR', 'Internal error: install ended without an outcome'),
 });

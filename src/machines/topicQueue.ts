@@ -68,6 +68,14 @@ export type TopicQueueEvent =
   | { type: `xstate.done.actor.${typeof SHELL_CHILD_ID}` }
   | { type: `xstate.error.actor.${typeof SHELL_CHILD_ID}`; error: unknown };
 
+/** The context a topic starts with. */
+export function initialTopicContext(input: TopicInput): TopicQueueContext {
+  return {
+    agentId: input.agentId, ref: input.ref, session: newSession(input.agentId, input.ref, input.now),
+    running: null, waiting: [], issued: 0, limits: { max: input.maxWaiting, waitMs: input.waitMs }, owner: input.owner ?? 'Agent',
+  };
+}
+
 /** Delayed-event id of a waiting ticket's expiry. */
 export const expiryId = (ticketId: string): string => `expire:${ticketId}`;
 
@@ -155,10 +163,7 @@ export const topicQueueMachine = setup({
   },
 }).createMachine({
   id: 'topicQueue',
-  context: ({ input }) => ({
-    agentId: input.agentId, ref: input.ref, session: newSession(input.agentId, input.ref, input.now),
-    running: null, waiting: [], issued: 0, limits: { max: input.maxWaiting, waitMs: input.waitMs }, owner: input.owner ?? 'Agent',
-  }),
+  context: ({ input }) => initialTopicContext(input),
   initial: 'idle',
   on: {
     'agent.delete': { target: '.closed', actions: { type: 'answerAll', params: ({ event }) => ({ at: event.at }) } },

@@ -1,4 +1,4 @@
-import { assign, setup } from 'xstate';
+import { assign, emit, fromPromise, setup, type PromiseActorLogic } from 'xstate';
 
 /**
  * The webhook token of spec §3:
@@ -8,54 +8,150 @@ import { assign, setup } from 'xstate';
  * | exists | POST /agents/{id}/webhook | new token | old URL stops working immediately           |
  *
  * Events: `webhook.get` (the GET row; also `/webhook show` and `webhook: true` at POST /agents)
- * and `webhook.post` (the POST row; also `/webhook rotate`). Both carry the fingerprint (SHA-256
- * hex) of a freshly generated candidate token so the machine stays free of I/O and randomness:
- * `webhook.get` uses it only in `none`, `webhook.post` always replaces it ("new token" is
- * `exists` with another fingerprint). The machine never holds the token itself: its snapshot may be
- * streamed to the state inspector, and the token is the only credential of POST /webhook/{token}
- * (behaviour.md §13.4). The token's value lives in the agent registry (behaviour.md §1.1).
- * POST on an agent without a token creates one (the spec shows no row for it; rotating nothing
- * into something is the useful reading). The machine starts in `exists` when the registry already
- * holds a token (tokens persist across restarts).
+ * and `webhook.post` (the POST row; also `/webhook rotate`), each with the caller's request id and
+ * the fingerprint (SHA-256 hex) of a freshly generated candidate token, so the machine stays free
+ * of I/O and randomness. The machine never holds the token itself: its snapshot may be shown by the
+ * state inspector, and the token is the only credential of POST /webhook/{token} (behaviour.md
+ * §13.4). POST on an agent without a token creates one (the spec shows no row for it; rotating
+ * nothing into something is the useful reading). The machine starts in `exists` when the registry
+ * already holds a token (tokens persist across restarts).
+ *
+ * A new token is stored before it counts: each row that takes a candidate goes through `saving`
+ * (the provided `save` actor writes it to the registry), and only its success moves the state on
+ * and runs `keep` (the provided action that makes the candidate the token intake accepts, in the
+ * same step). Requests that arrive meanwhile wait in the actor's own queue and are taken in order,
+ * so two rotations never interleave. Every request is answered with the emitted `webhook.answered`.
  */
 export interface WebhookTokenContext {
+  agentId: string;
   /** SHA-256 hex of the current token, or null in `none`. */
   fingerprint: string | null;
   rotations: number;
+  /** The request being saved, while in `saving`. */
+  saving: WebhookRequest | null;
+  /** Requests that arrived while another was being saved, oldest first. */
+  queue: WebhookRequest[];
 }
 
-export type WebhookTokenEvent = { type: 'webhook.get'; fingerprint: string } | { type: 'webhook.post'; fingerprint: string };
+/** One GET or POST of the table, with its candidate's fingerprint. */
+export type WebhookRequest = { type: 'webhook.get' | 'webhook.post'; requestId: string; fingerprint: string };
 
-export const webhookTokenMachine = setup({
+export type WebhookTokenEvent = WebhookRequest;
+
+/** The answer to one request: `changed` when it made the candidate the token. */
+export type WebhookAnswer = { type: 'webhook.answered'; requestId: string; ok: true; changed: boolean } | { type: 'webhook.answered'; requestId: string; ok: false; error: unknown };
+
+/** What the `save` actor is given: the agent and the request whose candidate to store. */
+export interface WebhookSaveInput {
+  agentId: string;
+  requestId: string;
+}
+
+/** The logic of the `save` actor. */
+export type WebhookSaveLogic = PromiseActorLogic<void, WebhookSaveInput>;
+
+const answered = (requestId: string, changed: boolean): WebhookAnswer => ({ type: 'webhook.answered', requestId, ok: true, changed });
+
+/** The machine's setup: its types, the provided `save`, `keep` and `drop`, and its guard. */
+const base = setup({
   types: {
     context: {} as WebhookTokenContext,
     events: {} as WebhookTokenEvent,
-    input: {} as { fingerprint: string | null },
+    input: {} as { agentId: string; fingerprint: string | null },
+    emitted: {} as WebhookAnswer,
+  },
+  actors: {
+    /** Store the candidate of a request in the registry (provided by the events feature). */
+    save: fromPromise<void, WebhookSaveInput>(async () => undefined),
+  },
+  actions: {
+    /** The saved candidate is now the token intake accepts (provided by the events feature). */
+    keep: (_args, _params: { requestId: string }) => {},
+    /** A candidate that will not be used is forgotten (provided by the events feature). */
+    drop: (_args, _params: { requestId: string }) => {},
   },
   guards: {
     hasToken: ({ context }) => context.fingerprint !== null,
   },
-  actions: {
-    takeToken: assign({ fingerprint: ({ event }) => event.fingerprint }),
-    replaceToken: assign({ fingerprint: ({ event }) => event.fingerprint, rotations: ({ context }) => context.rotations + 1 }),
-  },
-}).createMachine({
+});
+
+type Enqueue = Parameters<Parameters<typeof base.enqueueActions>[0]>[0]['enqueue'];
+
+/** A request that arrives while another is saved waits in the queue. */
+const wait = base.assign({ queue: ({ context, event }) => [...context.queue, event] });
+
+/** The saved candidate becomes the token, in this step. */
+const take = base.enqueueActions(({ enqueue, context }) => {
+  const r = context.saving as WebhookRequest;
+  enqueue.assign({ fingerprint: r.fingerprint, saving: null });
+  enqueue({ type: 'keep', params: { requestId: r.requestId } });
+  enqueue.emit(answered(r.requestId, true));
+});
+
+/** The candidate could not be stored: nothing changes, the caller hears why. */
+const refuse = base.enqueueActions(({ enqueue, context, event }) => {
+  const r = context.saving as WebhookRequest;
+  enqueue.assign({ saving: null });
+  enqueue({ type: 'drop', params: { requestId: r.requestId } });
+  enqueue.emit({ type: 'webhook.answered', requestId: r.requestId, ok: false, error: (event as { error?: unknown }).error });
+});
+
+/** Take the next waiting request, if any. */
+const next = base.enqueueActions(({ enqueue, context }: { enqueue: Enqueue; context: WebhookTokenContext }) => {
+  const [first, ...rest] = context.queue;
+  if (!first) return;
+  enqueue.assign({ queue: rest });
+  enqueue.raise(first);
+});
+
+export const webhookTokenMachine = base.createMachine({
   id: 'webhookToken',
-  context: ({ input }) => ({ fingerprint: input.fingerprint, rotations: 0 }),
+  context: ({ input }) => ({ agentId: input.agentId, fingerprint: input.fingerprint, rotations: 0, saving: null, queue: [] }),
   initial: 'restore',
   states: {
     /** Transient: pick the stored state. */
     restore: { always: [{ guard: 'hasToken', target: 'exists' }, { target: 'none' }] },
     none: {
-      on: {
-        'webhook.get': { target: 'exists', actions: 'takeToken' },
-        'webhook.post': { target: 'exists', actions: 'takeToken' },
+      initial: 'idle',
+      states: {
+        idle: {
+          on: {
+            'webhook.get': { target: 'saving', actions: assign({ saving: ({ event }) => event }) },
+            'webhook.post': { target: 'saving', actions: assign({ saving: ({ event }) => event }) },
+          },
+        },
+        saving: {
+          on: { 'webhook.get': { actions: wait }, 'webhook.post': { actions: wait } },
+          invoke: {
+            id: 'save',
+            src: 'save',
+            input: ({ context }) => ({ agentId: context.agentId, requestId: (context.saving as WebhookRequest).requestId }),
+            onDone: { target: '#webhookToken.exists', actions: [take, next] },
+            onError: { target: 'idle', actions: [refuse, next] },
+          },
+        },
       },
     },
     exists: {
-      on: {
-        // GET in `exists` is no transition at all: the token is returned unchanged.
-        'webhook.post': { target: 'exists', actions: 'replaceToken' },
+      initial: 'idle',
+      states: {
+        idle: {
+          on: {
+            // GET in `exists` is no transition at all: the token is returned unchanged.
+            'webhook.get': { actions: [{ type: 'drop', params: ({ event }) => ({ requestId: event.requestId }) }, emit(({ event }) => answered(event.requestId, false))] },
+            'webhook.post': { target: 'saving', actions: assign({ saving: ({ event }) => event }) },
+          },
+        },
+        saving: {
+          on: { 'webhook.get': { actions: wait }, 'webhook.post': { actions: wait } },
+          invoke: {
+            id: 'save',
+            src: 'save',
+            input: ({ context }) => ({ agentId: context.agentId, requestId: (context.saving as WebhookRequest).requestId }),
+            onDone: { target: 'idle', actions: [take, assign({ rotations: ({ context }) => context.rotations + 1 }), next] },
+            onError: { target: 'idle', actions: [refuse, next] },
+          },
+        },
       },
     },
   },

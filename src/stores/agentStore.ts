@@ -4,7 +4,7 @@ import { isAbsolute, join } from 'node:path';
 import { LoomError } from '../domain/errors.js';
 import { WEBHOOK_TOKEN_RE } from '../domain/events.js';
 import { isAgentId } from '../domain/ids.js';
-import type { AgentRecord, AgentStore } from '../domain/ports.js';
+import type { AgentProfile, AgentRecord, AgentStore } from '../domain/ports.js';
 import { checkAgentRoots } from '../effects/homePolicy.js';
 import { AtomicJsonFile, RegistryReadError } from './jsonAdapter.js';
 import type { StateFolders } from './leftovers.js';
@@ -81,16 +81,21 @@ export class LowAgentStore implements AgentStore {
     return [...this.agents.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   }
 
-  count(): number {
-    return this.agents.size;
+  put(profile: AgentProfile): Promise<void> {
+    return this.commit((next) => {
+      const token = next.get(profile.id)?.webhookToken;
+      next.set(profile.id, token === undefined ? { ...profile } : { ...profile, webhookToken: token });
+      return true;
+    });
   }
 
-  get(id: string): AgentRecord | undefined {
-    return this.agents.get(id);
-  }
-
-  put(record: AgentRecord): Promise<void> {
-    return this.commit((next) => { next.set(record.id, record); return true; });
+  putWebhookToken(id: string, token: string): Promise<void> {
+    return this.commit((next) => {
+      const rec = next.get(id);
+      if (!rec) throw new Error(`unknown agent ${id}`);
+      next.set(id, { ...rec, webhookToken: token });
+      return true;
+    });
   }
 
   async remove(id: string): Promise<boolean> {

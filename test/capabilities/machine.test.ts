@@ -5,12 +5,17 @@ import { capabilityLogic, capabilityMachine, MAX_TIMER_MS, verdictOf, type Capab
 
 const T0 = Date.parse('2025-06-01T10:00:00.000Z');
 
+/** A capability's actor input with the listing fields a test does not care about. */
+const capInput = (o: { tokenId: string; singleUse: boolean; expiresAt: number }) => ({
+  ...o, agentId: 'leo', pathPrefix: '', verbs: ['GET' as const], ttlMs: 60_000, createdAt: new Date(T0).toISOString(),
+});
+
 /** A started capability actor on a simulated clock. */
 function start(opts: { singleUse?: boolean; ttlMs?: number } = {}) {
   const clock = new SimulatedClock();
   clock.set(T0);
   const actor = createActor(capabilityLogic(clock), {
-    input: { tokenId: 'cap_test', singleUse: opts.singleUse ?? false, expiresAt: T0 + (opts.ttlMs ?? 60_000) },
+    input: capInput({ tokenId: 'cap_test', singleUse: opts.singleUse ?? false, expiresAt: T0 + (opts.ttlMs ?? 60_000) }),
     clock,
   });
   actor.start();
@@ -184,7 +189,7 @@ describe('Capability machine: path coverage (xstate/graph)', () => {
     { type: 'agent.delete', at: 1 },
     { type: AFTER },
   ] as unknown as CapabilityEvent[];
-  const input = { tokenId: 'cap_g', singleUse: true, expiresAt: 0 };
+  const input = capInput({ tokenId: 'cap_g', singleUse: true, expiresAt: 0 });
 
   it('when every event is tried from every state, then exactly live, consumed, expired and revoked are reachable', () => {
     const paths = getShortestPaths(logic, { events, input });

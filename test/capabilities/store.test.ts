@@ -2,9 +2,10 @@ import { describe, expect, it } from '@jest/globals';
 import { createHash } from 'node:crypto';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createActor, SimulatedClock, type Actor } from 'xstate';
-import { CapabilityService, type CapabilityTree } from '../../src/actors/capabilities.js';
-import { capabilityLogic } from '../../src/machines/capability.js';
+import { SimulatedClock } from 'xstate';
+import { CapabilityService } from '../../src/actors/capabilities.js';
+import { AgentDirectory } from '../../src/actors/directory.js';
+import { ActorTree } from '../../src/actors/tree.js';
 import { loadConfig } from '../../src/config.js';
 import { compose } from '../../src/daemon.js';
 import { CapabilityStore } from '../../src/stores/capabilityStore.js';
@@ -15,32 +16,23 @@ const T0 = Date.parse('2025-06-01T10:00:00.000Z');
 const DAY = 86_400_000;
 
 /**
- * Capability actors without the rest of the tree (the store is under test here): each one on its
- * own, dropped when it reaches a final state as its agent would drop it.
+ * A service over the file store in `dir`, on a simulated clock at `now`, with its capabilities in a
+ * real actor tree (one agent, `leo`): the store is under test, the actors are the runtime's own.
  */
-function standaloneTree(clock: SimulatedClock): CapabilityTree & { stopAll(): void } {
-  const actors = new Map<string, Actor<ReturnType<typeof capabilityLogic>>>();
-  return {
-    spawn: (_agentId, input) => {
-      const a = createActor(capabilityLogic(clock), { input, clock });
-      a.subscribe((snap) => { if (snap.status === 'done') actors.delete(input.tokenId); });
-      actors.set(input.tokenId, a.start());
-      return a;
-    },
-    get: (tokenId) => actors.get(tokenId),
-    stopAll: () => { for (const a of actors.values()) a.stop(); actors.clear(); },
-  };
-}
-
-/** A service over the file store in `dir`, on a simulated clock at `now`. */
 async function service(dir: string, now: number) {
   const clock = new SimulatedClock();
   clock.set(now);
   const store = await CapabilityStore.open(dir, now);
-  const tree = standaloneTree(clock);
-  const svc = new CapabilityService({ store, clock, tree });
+  const tree = new ActorTree();
+  const leo = { id: 'leo', home: dir, allowedPaths: [], createdAt: new Date(now).toISOString() };
+  const directory = new AgentDirectory(tree, [leo], (agentId, ref, at) => ({ agentId, ref, maxWaiting: 5, waitMs: 120_000, now: at }));
+  const svc = new CapabilityService({ store, clock, directory });
+  tree.start({
+    clock, run: () => Promise.reject(new Error('no commands here')), dispose: () => undefined, cascade: async (_id, counts) => counts,
+    features: { archiveCapability: svc.archiveEnd },
+  });
   svc.hydrate();
-  return { svc: Object.assign(svc, { stopAll: () => tree.stopAll() }), clock, store };
+  return { svc: Object.assign(svc, { stopAll: () => tree.root.stop() }), clock, store };
 }
 
 const spec = (over: Partial<{ singleUse: boolean; ttlMs: number }> = {}) => ({ pathPrefix: '', verbs: ['GET' as const], ttlMs: over.ttlMs ?? 60_000, singleUse: over.singleUse ?? false });

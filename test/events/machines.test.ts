@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import { createActor } from 'xstate';
+import { createActor, fromPromise, type AnyStateMachine } from 'xstate';
 import { getAdjacencyMap, getShortestPaths, getSimplePaths } from 'xstate/graph';
 import { eventMachine, nextEventState, type EventState, type EventTrigger } from '../../src/machines/event.js';
-import { webhookTokenMachine } from '../../src/machines/webhookToken.js';
+import { webhookTokenMachine, type WebhookAnswer } from '../../src/machines/webhookToken.js';
 
 describe('spec §3 Event table', () => {
   // One row per table line (the "pending or acked" row is two rows here).
@@ -42,25 +42,66 @@ describe('spec §3 Webhook token table', () => {
   const T1 = 'a'.repeat(64);
   const T2 = 'b'.repeat(64);
   const T3 = 'c'.repeat(64);
-  const rows: Array<[string, string | null, 'webhook.get' | 'webhook.post', string, string]> = [
-    ['none', null, 'webhook.get', 'exists', T2],
-    ['exists', T1, 'webhook.get', 'exists', T1],
-    ['exists', T1, 'webhook.post', 'exists', T2],
-    ['none', null, 'webhook.post', 'exists', T2],
+  const flush = () => new Promise((r) => setImmediate(r));
+
+  /** A token actor whose `save` resolves (or fails) when the test says, recording `keep` and answers. */
+  function tokenActor(fingerprint: string | null, opts: { failFor?: string } = {}) {
+    const kept: string[] = [];
+    const answers: WebhookAnswer[] = [];
+    const logic = webhookTokenMachine.provide({
+      actors: { save: fromPromise(async ({ input }) => { if (input.requestId === opts.failFor) throw new Error('disk full'); }) },
+      actions: { keep: (_a, p) => { kept.push(p.requestId); } },
+    });
+    const a = createActor(logic, { input: { agentId: 'leo', fingerprint } }).start();
+    a.on('webhook.answered', (ev) => { answers.push(ev); });
+    return { a, kept, answers };
+  }
+
+  const rows: Array<[string, string | null, 'webhook.get' | 'webhook.post', string, string, boolean]> = [
+    ['none', null, 'webhook.get', 'exists', T2, true],
+    ['exists', T1, 'webhook.get', 'exists', T1, false],
+    ['exists', T1, 'webhook.post', 'exists', T2, true],
+    ['none', null, 'webhook.post', 'exists', T2, true],
   ];
-  it.each(rows)('when %s (token %s) receives %s, then it is %s with token %s', (state, stored, type, next, token) => {
-    const a = createActor(webhookTokenMachine, { input: { fingerprint: stored } }).start();
-    expect(a.getSnapshot().value).toBe(state);
-    a.send({ type, fingerprint: T2 });
-    expect(a.getSnapshot().value).toBe(next);
+  it.each(rows)('when %s (token %s) receives %s, then it is %s with token %s once stored (changed: %s)', async (state, stored, type, next, token, changed) => {
+    const { a, kept, answers } = tokenActor(stored);
+    expect(a.getSnapshot().matches(state as 'none')).toBe(true);
+    a.send({ type, requestId: 'q1', fingerprint: T2 });
+    await flush();
+    expect(a.getSnapshot().matches(next as 'exists')).toBe(true);
     expect(a.getSnapshot().context.fingerprint).toBe(token);
+    expect(kept).toEqual(changed ? ['q1'] : []);
+    expect(answers).toEqual([{ type: 'webhook.answered', requestId: 'q1', ok: true, changed }]);
   });
 
-  it('when a token is rotated twice, then each rotation gives the new token and counts', () => {
-    const a = createActor(webhookTokenMachine, { input: { fingerprint: T1 } }).start();
-    a.send({ type: 'webhook.post', fingerprint: T2 });
-    a.send({ type: 'webhook.post', fingerprint: T3 });
-    expect(a.getSnapshot().context).toEqual({ fingerprint: T3, rotations: 2 });
+  it('when a candidate is being stored, then the state has not moved yet: the old token still counts until the write is done', () => {
+    const { a, kept } = tokenActor(T1);
+    a.send({ type: 'webhook.post', requestId: 'q1', fingerprint: T2 });
+    expect(a.getSnapshot().matches({ exists: 'saving' })).toBe(true);
+    expect(a.getSnapshot().context.fingerprint).toBe(T1);
+    expect(kept).toEqual([]);
+  });
+
+  it('when two rotations and a GET arrive together, then the mailbox takes them one at a time, in order', async () => {
+    const { a, kept, answers } = tokenActor(T1);
+    a.send({ type: 'webhook.post', requestId: 'q1', fingerprint: T2 });
+    a.send({ type: 'webhook.post', requestId: 'q2', fingerprint: T3 });
+    a.send({ type: 'webhook.get', requestId: 'q3', fingerprint: T1 });
+    await flush();
+    expect(a.getSnapshot().context).toMatchObject({ fingerprint: T3, rotations: 2, queue: [], saving: null });
+    expect(kept).toEqual(['q1', 'q2']);
+    expect(answers.map((x) => [x.requestId, x.ok && x.changed])).toEqual([['q1', true], ['q2', true], ['q3', false]]);
+  });
+
+  it('when storing a candidate fails, then nothing changes, the caller hears why, and the next request is taken', async () => {
+    const { a, kept, answers } = tokenActor(null, { failFor: 'q1' });
+    a.send({ type: 'webhook.get', requestId: 'q1', fingerprint: T2 });
+    a.send({ type: 'webhook.get', requestId: 'q2', fingerprint: T3 });
+    await flush();
+    expect(answers[0]).toMatchObject({ requestId: 'q1', ok: false });
+    expect(answers[1]).toEqual({ type: 'webhook.answered', requestId: 'q2', ok: true, changed: true });
+    expect(kept).toEqual(['q2']);
+    expect(a.getSnapshot().context.fingerprint).toBe(T3);
   });
 });
 
@@ -89,23 +130,29 @@ describe('Event and webhook token machines: path coverage (xstate/graph)', () =>
   });
 
   it('when the token machine starts with and without a stored token, then none and exists are reachable and GET never leaves exists', () => {
-    const events = [{ type: 'webhook.get', fingerprint: 'new' }, { type: 'webhook.post', fingerprint: 'new' }] as const;
+    const saved = { type: 'xstate.done.actor.save', output: undefined };
+    const events = [{ type: 'webhook.get', requestId: 'q', fingerprint: 'new' }, { type: 'webhook.post', requestId: 'q', fingerprint: 'new' }, saved] as never[];
     // A state is its value and fingerprint: `rotations` counts up forever and would make the graph infinite.
-    const serializeState = (s: { value: unknown; context: { fingerprint: string | null } }) => `${String(s.value)} ${s.context.fingerprint}`;
-    const opts = { events: [...events], serializeState } as const;
-    const fresh = getShortestPaths(webhookTokenMachine, { ...opts, input: { fingerprint: null } });
-    expect(new Set(fresh.map((p) => String(p.state.value)))).toEqual(new Set(['none', 'exists']));
-    const stored = getShortestPaths(webhookTokenMachine, { ...opts, input: { fingerprint: 'old' } });
-    expect(new Set(stored.map((p) => String(p.state.value)))).toEqual(new Set(['exists']));
-    const adjacency = getAdjacencyMap(webhookTokenMachine, { ...opts, input: { fingerprint: 'old' } });
+    // Waiting requests count as none or some: the graph would grow without end otherwise.
+    const serializeState = (s: { value: unknown; context: { fingerprint: string | null; queue: unknown[] } }) => `${JSON.stringify(s.value)} ${s.context.fingerprint} ${Math.min(1, s.context.queue.length)}`;
+    const opts = { events, serializeState, limit: 200 } as const;
+    const top = (v: unknown) => Object.keys(v as object)[0];
+    const fresh = getShortestPaths(webhookTokenMachine, { ...opts, input: { agentId: 'leo', fingerprint: null } });
+    expect(new Set(fresh.map((p) => top(p.state.value)))).toEqual(new Set(['none', 'exists']));
+    const stored = getShortestPaths(webhookTokenMachine, { ...opts, input: { agentId: 'leo', fingerprint: 'old' } });
+    expect(new Set(stored.map((p) => top(p.state.value)))).toEqual(new Set(['exists']));
+    // The graph helpers' types do not follow machines that emit events; the machine is the same.
+    const adjacency = getAdjacencyMap(webhookTokenMachine as unknown as AnyStateMachine, { ...opts, input: { agentId: 'leo', fingerprint: 'old' } });
     let edges = 0;
     for (const node of Object.values(adjacency)) {
-      if (node.state.value !== 'exists') continue;
+      if (JSON.stringify(node.state.value) !== '{"exists":"idle"}' || node.state.context.queue.length > 0) continue;
       for (const [key, edge] of Object.entries(node.transitions) as Array<[string, { state: { value: unknown; context: { fingerprint: string | null } } }]>) {
-        expect(edge.state.value).toBe('exists');
-        // GET returns the token unchanged; POST replaces it.
-        if (key.includes('webhook.get')) expect(edge.state.context.fingerprint).toBe(node.state.context.fingerprint);
-        else expect(edge.state.context.fingerprint).toBe('new');
+        if (key.includes('xstate.done')) continue;
+        expect(top(edge.state.value)).toBe('exists');
+        // GET returns the token unchanged at once; POST goes to saving, the token replaced only once saved.
+        if (key.includes('webhook.get')) expect(edge.state.value).toEqual({ exists: 'idle' });
+        else expect(edge.state.value).toEqual({ exists: 'saving' });
+        expect(edge.state.context.fingerprint).toBe(node.state.context.fingerprint);
         edges++;
       }
     }

@@ -107,7 +107,7 @@ export function recordBothForms(system: LoomSystem): { stop(): BothForms } {
   };
   const objects: InspectorMessage[] = [];
   const reference = new ObjectSerialiser(clock, (ev) => system.inspection.masksFor(ev.agentId, topicSystemId(ev.agentId, ev.topic)));
-  const root = (system as unknown as { root: DaemonActor }).root;
+  const root = (system as unknown as { tree: { root: DaemonActor } }).tree.root;
   reference.seed(Object.values(root.system.getAll() as Record<string, AnyActorRef>));
   const offRaw = system.inspection.observe((ev) => {
     tick++;

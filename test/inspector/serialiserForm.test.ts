@@ -19,7 +19,7 @@ afterAll(async () => { await t?.close(); });
 
 describe('the text form of the live messages (behaviour.md §13.3)', () => {
   it('is XState\'s snapshot hook that the feed taps (an XState without it falls back to inspect, slower: revisit snapshotTap.ts)', () => {
-    const root = (t.c.system as unknown as { root: DaemonActor }).root;
+    const root = (t.c.system as unknown as { tree: { root: DaemonActor } }).tree.root;
     expect(hasSnapshotHook(root.system)).toBe(true);
   });
 

@@ -3,7 +3,7 @@ import { cpSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createActor, fromCallback } from 'xstate';
 import { getShortestPaths, getSimplePaths } from 'xstate/graph';
-import { installMachine, type InstallEvent, type InstallInput } from '../../src/machines/install.js';
+import { installMachine, type InstallEvent, type InstallInput, type StageCommand, type StageReport } from '../../src/machines/install.js';
 import { tempDir } from '../helpers/daemon.js';
 import { hashTree, installBench, leftovers, manifest, send, startFileServer, writeTree, type FileServer, type InstallBench } from './support.js';
 
@@ -117,7 +117,7 @@ describe('install machine graph (xstate/graph)', () => {
     { type: 'install.failed', code: 'INSTALL_FAILED', message: 'bad' },
     { type: 'install.cancel', code: 'CONFLICT', message: 'gone' },
   ];
-  const machine = installMachine.provide({ actors: { stage: fromCallback<InstallEvent, InstallInput>(() => undefined) } });
+  const machine = installMachine.provide({ actors: { stage: fromCallback<StageCommand, InstallInput, StageReport>(() => undefined) } });
 
   it('when every event is tried from every state, then exactly staging, installed and aborted are reachable, by the table rows', () => {
     const paths = getShortestPaths(machine, { input, events, serializeState: (s: { value: unknown }) => String(s.value) } as never);
@@ -141,7 +141,7 @@ describe('install machine graph (xstate/graph)', () => {
 
   it('when progress arrives, then the context carries it for the inspector, and the output is the outcome', () => {
     const a = createActor(machine, { input }).start();
-    a.send({ type: 'install.progress', name: 'weather', filesTotal: 5, stagingDir: '/h/packages/.staging-weather-01234567' });
+    a.send({ type: 'install.progress', name: 'weather', filesTotal: 5 });
     a.send({ type: 'install.progress', filesDone: 2, bytes: 10240 });
     expect(a.getSnapshot().context).toMatchObject({ name: 'weather', filesDone: 2, filesTotal: 5, bytes: 10240 });
     a.send({ type: 'install.failed', code: 'INSTALL_FAILED', message: 'boom' });
@@ -149,16 +149,24 @@ describe('install machine graph (xstate/graph)', () => {
     expect(a.getSnapshot().output).toEqual({ ok: false, code: 'INSTALL_FAILED', message: 'boom' });
   });
 
-  it('when aborted, then wipeStaging is given the staging folder; when installed, then it is not called', () => {
-    const wiped: Array<string | null> = [];
-    const m = installMachine.provide({ actors: { stage: fromCallback<InstallEvent, InstallInput>(() => undefined) }, actions: { wipeStaging: (_a, p) => { wiped.push(p.dir); } } });
+  it('when cancelled, then the stage actor is told to abort and the install ends aborted with the cancel\'s reason once the stage has cleaned up', () => {
+    const told: string[] = [];
+    let report: ((r: StageReport) => void) | undefined;
+    const m = installMachine.provide({
+      actors: { stage: fromCallback<StageCommand, InstallInput, StageReport>(({ sendBack, receive }) => { report = sendBack; receive((c) => { told.push(c.type); }); }) },
+    });
     const a = createActor(m, { input }).start();
-    a.send({ type: 'install.progress', stagingDir: '/h/packages/.staging-x-01234567' });
     a.send({ type: 'install.cancel', code: 'CONFLICT', message: 'gone' });
+    a.send({ type: 'install.cancel', code: 'CONFLICT', message: 'again' });
+    // Still staging: the stage's folder may be in use until it reports.
+    expect(a.getSnapshot().value).toBe('staging');
+    expect(told).toEqual(['install.abort']);
+    report?.({ type: 'install.failed', code: 'INSTALL_FAILED', message: 'Install cancelled' });
+    expect(a.getSnapshot().value).toBe('aborted');
+    expect(a.getSnapshot().output).toEqual({ ok: false, code: 'CONFLICT', message: 'gone' });
     const ok = createActor(m, { input }).start();
     ok.send({ type: 'install.written', outcome });
     expect(ok.getSnapshot().output).toEqual(outcome);
-    expect(wiped).toEqual(['/h/packages/.staging-x-01234567']);
   });
 });
 

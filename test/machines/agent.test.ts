@@ -9,6 +9,7 @@ import { daemonMachine } from '../../src/machines/daemon.js';
 import { topicQueueMachine } from '../../src/machines/topicQueue.js';
 
 const ref = (topic: string): TopicRef => ({ topic, type: 'tab', name: topic });
+const profile = (id: string, home: string) => ({ id, home, allowedPaths: [], createdAt: '2026-01-01T00:00:00.000Z' });
 const topicInput = (topic: string) => ({ agentId: 'leo', ref: ref(topic), maxWaiting: 5, waitMs: 120000, now: 0 });
 
 /** A daemon root with one agent; the cascade resolves when the test says so. */
@@ -21,7 +22,7 @@ function tree() {
   const agent = agentMachine.provide({
     actors: {
       topic,
-      capabilityShelf: capabilityShelfMachine.provide({ actors: { capability: capabilityLogic(clock) } }),
+      capabilityShelf: capabilityShelfMachine.provide({ actors: { child: capabilityLogic(clock) } }),
       cascade: fromPromise(({ input }) => {
         cascades.push(input);
         return new Promise((resolve) => { finishCascade = (extra) => resolve({ ...input.counts, ...extra }); });
@@ -29,8 +30,8 @@ function tree() {
     },
     actions: { reportChildError: (_a, { childId }) => { errors.push(childId); } },
   });
-  const root = createActor(daemonMachine.provide({ actors: { agentShelf: agentShelfMachine.provide({ actors: { agent } }) } }), { clock }).start();
-  root.send({ type: 'agent.spawn', id: 'leo', home: '/h' });
+  const root = createActor(daemonMachine.provide({ actors: { child: agentShelfMachine.provide({ actors: { child: agent } }) } }), { clock }).start();
+  root.send({ type: 'agent.spawn', profile: profile('leo', '/h') });
   const leo = root.system.get('agent:leo') as AnyActorRef;
   return { root, leo, clock, errors, cascades, finish: (extra: Record<string, number> = {}) => finishCascade(extra), ids: () => Object.keys(root.system.getAll()).sort() };
 }
@@ -40,15 +41,15 @@ const flush = () => new Promise((r) => setImmediate(r));
 describe('agent lifecycle (machines/agent.ts table)', () => {
   it('when an agent is spawned, then it is active under the root with system id agent:<id>; spawning it again changes nothing', () => {
     const t = tree();
-    t.root.send({ type: 'agent.spawn', id: 'leo', home: '/other' });
-    expect(t.leo.getSnapshot()).toMatchObject({ value: 'active', context: { id: 'leo', home: '/h' } });
+    t.root.send({ type: 'agent.spawn', profile: profile('leo', '/other') });
+    expect(t.leo.getSnapshot()).toMatchObject({ value: 'active', context: { profile: { id: 'leo', home: '/h' } } });
     expect(t.ids()).toEqual(['agent:leo']);
   });
 
-  it('when active receives agent.update, then it stays active with the new home', () => {
+  it('when active receives agent.update, then it stays active with the new profile', () => {
     const t = tree();
-    t.leo.send({ type: 'agent.update', home: '/new' });
-    expect(t.leo.getSnapshot()).toMatchObject({ value: 'active', context: { home: '/new' } });
+    t.leo.send({ type: 'agent.update', profile: { ...profile('leo', '/new'), allowedPaths: ['/x'] } });
+    expect(t.leo.getSnapshot()).toMatchObject({ value: 'active', context: { profile: { home: '/new', allowedPaths: ['/x'] } } });
   });
 
   it('when topics, a capability and the webhook token open, then they are children with the system ids of behaviour.md §13.3 (idempotent)', () => {
@@ -65,27 +66,40 @@ describe('agent lifecycle (machines/agent.ts table)', () => {
     expect(Object.keys(shelf.getSnapshot().children)).toEqual(['cap:cap_a']);
   });
 
-  it('when a topic is opened without a command, then it is a dormant record (no actor) until a command wakes it with its creation time', () => {
+  it('when a topic is opened without a command, then it is open (no actor yet) until a command wakes it with its creation time', () => {
     const t = tree();
     t.leo.send({ type: 'topic.open', ref: ref('idle'), at: 7 });
     t.leo.send({ type: 'topic.open', ref: ref('idle'), at: 9 });
-    expect([...t.leo.getSnapshot().context.dormant.entries()]).toEqual([['idle', { ref: ref('idle'), createdAt: 7 }]]);
+    expect([...t.leo.getSnapshot().context.topics.entries()]).toEqual([['idle', { ref: ref('idle'), createdAt: 7 }]]);
     expect(t.ids()).toEqual(['agent:leo']);
     t.leo.send({ type: 'topic.wake', ref: ref('idle'), input: { ...topicInput('idle'), now: 100 } });
     expect(t.ids()).toEqual(['agent:leo', 'topic:leo/idle']);
-    expect(t.leo.getSnapshot().context.dormant.size).toBe(0);
+    expect([...t.leo.getSnapshot().context.topics.keys()]).toEqual(['idle']);
     expect((t.root.system.get('topic:leo/idle') as AnyActorRef).getSnapshot().context.session.createdAt).toBe(7);
-    // Opening a live topic leaves it alone.
+    // Opening a running topic leaves it alone.
     t.leo.send({ type: 'topic.open', ref: ref('idle'), at: 11 });
-    expect(t.leo.getSnapshot().context.dormant.size).toBe(0);
+    expect(t.leo.getSnapshot().context.topics.get('idle')?.createdAt).toBe(7);
   });
 
-  it('when a dormant topic is forgotten, then its record is gone; a prototype name is a topic like any other', () => {
+  it('when a topic without an actor is closed, then it is no longer open; a prototype name is a topic like any other', () => {
     const t = tree();
     t.leo.send({ type: 'topic.open', ref: ref('constructor'), at: 1 });
     t.leo.send({ type: 'topic.open', ref: ref('b'), at: 1 });
-    t.leo.send({ type: 'topic.forget', topic: 'constructor' });
-    expect([...t.leo.getSnapshot().context.dormant.keys()]).toEqual(['b']);
+    t.leo.send({ type: 'topic.close', topic: 'constructor', at: 2 });
+    expect([...t.leo.getSnapshot().context.topics.keys()]).toEqual(['b']);
+  });
+
+  it('when a running quiet topic is closed, then its actor ends and the topic is no longer open; a busy one stays open with a fresh session', () => {
+    const t = tree();
+    t.leo.send({ type: 'topic.wake', ref: ref('quiet'), input: topicInput('quiet') });
+    t.leo.send({ type: 'topic.wake', ref: ref('busy'), input: topicInput('busy') });
+    const busy = t.root.system.get('topic:leo/busy') as AnyActorRef;
+    busy.send({ type: 'command.arrive', ticket: { id: 't1', cmd: '/x', requestId: null, via: 'exec', queuedAt: 0, startedAt: null } });
+    t.leo.send({ type: 'topic.close', topic: 'quiet', at: 3 });
+    t.leo.send({ type: 'topic.close', topic: 'busy', at: 3 });
+    expect([...t.leo.getSnapshot().context.topics.keys()]).toEqual(['busy']);
+    expect(t.ids()).toEqual(['agent:leo', 'topic:leo/busy']);
+    expect(busy.getSnapshot().context.session.createdAt).toBe(3);
   });
 
   it('when a child reaches a final state (a capability expires, a quiet topic closes), then it leaves the tree', () => {
@@ -135,15 +149,15 @@ describe('agent lifecycle (machines/agent.ts table)', () => {
 
   it('when many agents are spawned, then they spread over the shelves of the root (ids with one prefix too), each once, and each can be looked up', () => {
     const t = tree();
-    for (let i = 0; i < 300; i++) t.root.send({ type: 'agent.spawn', id: `a${i}`, home: `/h${i}` });
-    t.root.send({ type: 'agent.spawn', id: 'a7', home: '/other' });
+    for (let i = 0; i < 300; i++) t.root.send({ type: 'agent.spawn', profile: profile(`a${i}`, `/h${i}`) });
+    t.root.send({ type: 'agent.spawn', profile: profile('a7', '/other') });
     const shelves = Object.keys(t.root.getSnapshot().children);
     expect(shelves.length).toBeGreaterThan(32);
     expect(shelves.every((id) => id.startsWith('agents:'))).toBe(true);
     const ids = agentsOf(t.root).map(([id]) => id);
     expect(ids).toHaveLength(301);
     expect(new Set(ids).size).toBe(301);
-    expect((t.root.system.get('agent:a7') as AnyActorRef).getSnapshot().context.home).toBe('/h7');
+    expect((t.root.system.get('agent:a7') as AnyActorRef).getSnapshot().context.profile.home).toBe('/h7');
   });
 
   it('when deleting receives agent.delete again, then nothing changes (one cascade)', () => {
@@ -157,7 +171,7 @@ describe('agent lifecycle (machines/agent.ts table)', () => {
     const t = tree();
     const broken = topicQueueMachine.provide({ actions: { runTicket: () => { throw new Error('bug'); }, disposeSession: () => undefined } });
     const agent = agentMachine.provide({ actors: { topic: broken }, actions: { reportChildError: (_a, { childId }) => { t.errors.push(childId); } } });
-    const a = createActor(agent, { input: { id: 'solo', home: '/h' } }).start();
+    const a = createActor(agent, { input: profile('solo', '/h') }).start();
     a.send({ type: 'topic.wake', ref: ref('main'), input: topicInput('main') });
     const child = a.getSnapshot().children['topic:main'] as AnyActorRef;
     child.send({ type: 'command.arrive', ticket: { id: 't1', cmd: '/x', requestId: null, via: 'exec', queuedAt: 0, startedAt: null } });

@@ -13,21 +13,35 @@ describe.each([
   ['memory', async () => LowAgentStore.memory()],
   ['lowdb file', async () => LowAgentStore.open(tempDir())],
 ])('AgentStore conformance: %s', (_name, make: () => Promise<AgentStore>) => {
-  it('put, get, list sorted by id, remove', async () => {
+  const get = (s: AgentStore, id: string) => s.list().find((a) => a.id === id);
+
+  it('put, list sorted by id, remove', async () => {
     const s = await make();
     await s.put(rec('zed'));
     await s.put(rec('amy'));
-    expect(s.get('amy')).toEqual(rec('amy'));
+    expect(get(s, 'amy')).toEqual(rec('amy'));
     expect(s.list().map((a) => a.id)).toEqual(['amy', 'zed']);
     expect(await s.remove('amy')).toBe(true);
     expect(await s.remove('amy')).toBe(false);
-    expect(s.get('amy')).toBeUndefined();
+    expect(get(s, 'amy')).toBeUndefined();
+  });
+
+  it('when a profile is stored again, then the stored webhook token is kept; a token of an unknown agent is refused', async () => {
+    const s = await make();
+    await s.put(rec('amy'));
+    await s.putWebhookToken('amy', `wh_${'a'.repeat(43)}`);
+    await s.put({ ...rec('amy'), home: '/h/new' });
+    expect(get(s, 'amy')).toEqual({ ...rec('amy'), home: '/h/new', webhookToken: `wh_${'a'.repeat(43)}` });
+    await expect(s.putWebhookToken('nobody', `wh_${'b'.repeat(43)}`)).rejects.toThrow('unknown agent nobody');
   });
 
   it('never treats inherited object keys as agents', async () => {
     const s = await make();
-    expect(s.get('constructor')).toBeUndefined();
-    expect(s.get('__proto__')).toBeUndefined();
+    await s.put(rec('amy'));
+    expect(s.list().map((a) => a.id)).toEqual(['amy']);
+    expect(await s.remove('constructor')).toBe(false);
+    expect(await s.remove('__proto__')).toBe(false);
+    await expect(s.putWebhookToken('constructor', `wh_${'a'.repeat(43)}`)).rejects.toThrow();
   });
 
   it('concurrent puts all land', async () => {
@@ -43,7 +57,7 @@ describe('LowAgentStore file', () => {
     const s = await LowAgentStore.open(dir);
     await s.put(rec('leo'));
     const again = await LowAgentStore.open(dir);
-    expect(again.get('leo')).toEqual(rec('leo'));
+    expect(again.list()).toEqual([rec('leo')]);
     expect(statSync(join(dir, 'agents.json')).mode & 0o777).toBe(0o600);
     expect(JSON.parse(readFileSync(join(dir, 'agents.json'), 'utf8'))).toEqual({ version: 1, agents: { leo: rec('leo') } });
   });
