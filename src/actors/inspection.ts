@@ -1,3 +1,4 @@
+import type { SessionEvent } from '../domain/session.js';
 import type { AnyActorRef, AnyStateMachine, InspectionEvent } from 'xstate';
 import type { DaemonInfo } from '../commands/types.js';
 import { errorMessage } from '../domain/errors.js';
@@ -49,6 +50,7 @@ export type InspectionObserver = (event: InspectionEvent) => void;
 export class Inspection {
   private readonly commandObservers = new Set<(ev: CommandEvent) => void>();
   private readonly intakeObservers = new Set<(ev: IntakeEvent) => void>();
+  private readonly sessionObservers = new Set<(ev: SessionEvent) => void>();
   /** The last commands of every topic (behaviour.md §13.2 `recent`), kept even while nobody watches. */
   readonly recent = new RecentCommands();
   /** The values a shown `cmd` must not hold (behaviour.md §13.4): env-store values, session variables. */
@@ -128,6 +130,23 @@ export class Inspection {
         l(ev);
       } catch (err) {
         process.emitWarning(`command observer failed: ${errorMessage(err)}`);
+      }
+    }
+  }
+
+  /** Every topic's `session.*` events (behaviour.md §13.7), in the order the topics applied them. */
+  observeSessions(listener: (ev: SessionEvent) => void): () => void {
+    this.sessionObservers.add(listener);
+    return () => this.sessionObservers.delete(listener);
+  }
+
+  /** Called by the topics with each `session.*` event they emit. */
+  session(ev: SessionEvent): void {
+    for (const l of this.sessionObservers) {
+      try {
+        l(ev);
+      } catch (err) {
+        process.emitWarning(`session observer failed: ${errorMessage(err)}`);
       }
     }
   }
