@@ -1,6 +1,6 @@
 import { utimesSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
-import { CommandSecrets, ENV_RECHECK_MS } from '../../src/actors/commandSecrets.js';
+import { CommandSecrets, ENV_RECHECK_MS } from '../../src/services/commandSecrets.js';
 import { compileMasks, envMask, maskValues, redactCommand, type MaskedValue } from '../../src/domain/redact.js';
 import { applySessionChange, newSession } from '../../src/domain/session.js';
 import { TRACE_SECRET_MIN_CHARS } from '../../src/domain/limits.js';

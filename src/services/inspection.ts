@@ -3,7 +3,7 @@ import type { AnyActorRef, AnyStateMachine, InspectionEvent } from 'xstate';
 import type { DaemonInfo } from '../commands/types.js';
 import { errorMessage } from '../domain/errors.js';
 import type { Clock, EnvStore } from '../domain/ports.js';
-import type { AgentDirectory } from './directory.js';
+import type { AgentDirectory } from '../actors/directory.js';
 import { inspectionSnapshot, type InspectionSnapshot } from './inspectionSnapshot.js';
 import { CORE_MACHINES, machineCatalogue, type MachineView } from './machineCatalogue.js';
 import type { ValueMasks } from '../domain/redact.js';
@@ -11,11 +11,11 @@ import type { SessionState } from '../domain/session.js';
 import type { CommandEvent } from '../domain/ticket.js';
 import { topicSystemId } from '../machines/agent.js';
 import { CommandSecrets } from './commandSecrets.js';
-import type { ActorTree, DaemonActor } from './tree.js';
+import type { ActorTree, DaemonActor } from '../actors/tree.js';
 import { describeActor, type LiveActor, type LiveMessage } from './inspectionMessages.js';
 import { InspectionSerialiser } from './inspectionSerialiser.js';
 import { RecentCommands } from './recentCommands.js';
-import { observeSnapshots } from './snapshotTap.js';
+import { observeSnapshots } from '../adapters/xstateSnapshots.js';
 
 export type { CommandFacts, InspectorMessage, LiveActor, LiveMessage } from './inspectionMessages.js';
 
