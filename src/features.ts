@@ -10,7 +10,7 @@ import { tracesFeature } from './features/traces.js';
 import type { Feature, FeatureHost } from './features/types.js';
 import type { LoomSystem } from './actors/system.js';
 import type { RouteModule } from './http/app.js';
-import type { FastPath } from './http/context.js';
+import type { FastRoute } from './http/context.js';
 import type { UpgradeHandler } from './http/upgrade.js';
 import type { Surface, WireDescription } from './domain/wire.js';
 
@@ -38,9 +38,9 @@ const SURFACES = new Map<Feature, Surface>([[mcpFeature, 'mcp'], [eventsFeature,
  * Build every feature the wire serves and hand its system part to `system` (before the system
  * starts); returns the HTTP parts.
  */
-export async function installFeatures(system: LoomSystem, host: FeatureHost, wire: WireDescription): Promise<{ routes: RouteModule[]; fastPaths: FastPath[]; upgrades: Map<string, UpgradeHandler> }> {
+export async function installFeatures(system: LoomSystem, host: FeatureHost, wire: WireDescription): Promise<{ routes: RouteModule[]; fastRoutes: FastRoute[]; upgrades: Map<string, UpgradeHandler> }> {
   const routes: RouteModule[] = [];
-  const fastPaths: FastPath[] = [];
+  const fastRoutes: FastRoute[] = [];
   const upgrades = new Map<string, UpgradeHandler>();
   for (const f of features) {
     const surface = SURFACES.get(f);
@@ -48,8 +48,8 @@ export async function installFeatures(system: LoomSystem, host: FeatureHost, wir
     const c = await f(host);
     system.install(c);
     routes.push(...(c.routes ?? []));
-    fastPaths.push(...(c.fastPaths ?? []));
+    fastRoutes.push(...(c.fastRoutes ?? []));
     for (const [path, handler] of Object.entries(c.upgrades ?? {})) upgrades.set(path, handler);
   }
-  return { routes, fastPaths, upgrades };
+  return { routes, fastRoutes, upgrades };
 }

@@ -1,3 +1,5 @@
+import { createReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { monotonicFactory } from 'ulid';
@@ -157,6 +159,11 @@ export class TraceService {
     const s = this.stored.get(id);
     if (!s || !this.storedInfo(id, s)) throw unknown(id);
     return s.path;
+  }
+
+  /** GET /traces/<id>: the trace's lines as a stream (flushed first when it still records). */
+  async open(id: string): Promise<Readable> {
+    return createReadStream(await this.file(id));
   }
 
   /** DELETE /traces/<id>[?purge=1]: stop (idempotent); `purge` also removes the file. */
