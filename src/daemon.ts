@@ -51,7 +51,7 @@ export async function compose(config: DaemonConfig, opts: { clock?: Clock; memor
   const { stateFolders } = removeLeftoverTemps(config.dataDir, wire.stateRoot);
   let port = config.port;
   const clock = opts.clock ?? systemClock;
-  const info: DaemonInfo = { version: VERSION, role: config.role, label: config.label, wire: config.wire, startedAt: clock.now(), port: () => port, dataDir: config.dataDir };
+  const info: DaemonInfo = { version: VERSION, role: config.role, label: config.label, wire: config.wire, startedAt: clock.now(), port: () => port, dataDir: config.dataDir, sandbox: config.sandbox };
   const agents = opts.memory ? LowAgentStore.memory() : await LowAgentStore.open(config.dataDir, wire.registryFile, wire.listField, stateFolders);
   const registry = buildRegistry(wire);
   const env = new FileEnvStore(config.dataDir, wire.stateRoot);

@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import { FIELD_FILE_BYTES, FS_MAX_BYTES, REQUEST_BODY_BYTES, WEBHOOK_BODY_BYTES } from '../../domain/limits.js';
 import type { LimitName } from '../../domain/wire.js';
+import { sandboxSupport } from '../../effects/sandbox.js';
 import type { AppContext } from '../context.js';
 import { route } from '../route.js';
 
@@ -26,6 +27,8 @@ export function mountLifecycle(app: Express, ctx: AppContext): void {
         instance: { role: info.role, label: info.label },
         capabilities: ctx.system.describeCapabilities(),
         limits: Object.fromEntries(wire.limits.map((name) => [name, limits[name]])),
+        // behaviour.md §15 (beyond spec): on the agent wire only, whose /describe lists extensions.
+        ...(wire.featureCapabilities ? { sandbox: { ...sandboxSupport(), default: info.sandbox ?? 'none' } } : {}),
       });
     },
   });
