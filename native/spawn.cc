@@ -18,6 +18,9 @@
 //   system calls only and restricts itself before execve. The ruleset is built in the parent (it
 //   only describes; nothing is confined until the child calls restrict_self).
 // landlockAbi() -> number: the kernel's Landlock ABI (0 when it has none).
+// scrubEnviron() -> number: moves the process's environment strings to the heap and zeroes the
+//   block the kernel shows as /proc/<pid>/environ, which Landlock does not guard on every kernel
+//   (docs/sandbox.md); returns how many strings were moved. getenv and Node's process.env are unchanged.
 #include "confine.h"
 
 #include <napi.h>
@@ -330,12 +333,29 @@ Napi::Value Reap(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(env, r != 0);
 }
 
+extern "C" char** environ;
+
+Napi::Value ScrubEnviron(const Napi::CallbackInfo& info) {
+  uint32_t moved = 0;
+  for (char** e = environ; e && *e; e++) {
+    size_t n = strlen(*e);
+    char* copy = strdup(*e);
+    if (!copy) break;
+    char* old = *e;
+    *e = copy;
+    memset(old, 0, n);
+    moved++;
+  }
+  return Napi::Number::New(info.Env(), moved);
+}
+
 Napi::Value LandlockAbi(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), confine::KernelAbi());
 }
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("landlockAbi", Napi::Function::New(env, LandlockAbi));
+  exports.Set("scrubEnviron", Napi::Function::New(env, ScrubEnviron));
   exports.Set("spawn", Napi::Function::New(env, Spawn));
   exports.Set("watch", Napi::Function::New(env, WatchExit));
   exports.Set("reap", Napi::Function::New(env, Reap));

@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { scrubDaemonEnvironment } from './effects/sandbox.js';
 import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -45,6 +46,7 @@ export type RequestLogOption = false | { echo?: (entry: RequestLogEntry) => void
  */
 export async function compose(config: DaemonConfig, opts: { clock?: Clock; memory?: boolean; onShutdown?: () => void; queue?: { max: number; waitMs: number }; requestLog?: RequestLogOption } = {}): Promise<Composition> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  scrubDaemonEnvironment();
   const wire = WIRES[config.wire];
   // Temp files of writes a crash interrupted (issue 12, defect 10), before anything is written; the
   // same scan says which agents have a state folder, so start-up probes skip the rest.

@@ -30,6 +30,15 @@ export function landlockAbi(env: NodeJS.ProcessEnv = process.env): number {
   return Math.max(0, Math.min(kernel, cap));
 }
 
+/**
+ * Hide the daemon's environment (its tokens) from /proc/<pid>/environ: Landlock does not guard that
+ * file on every kernel, so a confined command could otherwise read it (docs/sandbox.md). The
+ * environment itself is unchanged for the daemon.
+ */
+export function scrubDaemonEnvironment(): void {
+  nativeHelper()?.scrubEnviron?.();
+}
+
 /** `/describe`'s `sandbox` entry, less the daemon default (behaviour.md §15). */
 export function sandboxSupport(): { available: boolean; mechanism: 'landlock'; abi: number } {
   const abi = landlockAbi();

@@ -28,6 +28,8 @@ export interface NativeSpawn {
   reap?(pid: number): boolean;
   /** The kernel's Landlock ABI, 0 when it has none (absent in helpers built before it). */
   landlockAbi?(): number;
+  /** Zero the environment block /proc/<pid>/environ shows (the strings move to the heap). */
+  scrubEnviron?(): number;
 }
 
 /** What the native confined spawn takes: read-write and read-execute trees, the ABI cap. */
