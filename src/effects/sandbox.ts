@@ -16,15 +16,24 @@ const SYSTEM_READ = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx
 /** The exec wrapper of confined shells, built beside the native spawn helper. */
 const WRAPPER = fileURLToPath(new URL('../../build/Release/loom_sandbox', import.meta.url));
 
+let kernelAbiCache: number | undefined;
+
+/** The kernel's ABI, asked once (it cannot change while the daemon runs); 0 without the helpers. */
+function kernelAbi(): number {
+  if (kernelAbiCache === undefined) {
+    const lib = nativeHelper();
+    kernelAbiCache = lib?.landlockAbi && existsSync(WRAPPER) ? lib.landlockAbi() : 0;
+  }
+  return kernelAbiCache;
+}
+
 /**
  * The Landlock ABI used: the kernel's (through the native helper), capped by LOOM_SANDBOX_ABI_MAX
  * (0 simulates a kernel without Landlock; tests use it to check the fail-closed path). 0 when the
  * native helper or the wrapper is not built.
  */
 export function landlockAbi(env: NodeJS.ProcessEnv = process.env): number {
-  const lib = nativeHelper();
-  if (!lib?.landlockAbi || !existsSync(WRAPPER)) return 0;
-  const kernel = lib.landlockAbi();
+  const kernel = kernelAbi();
   const raw = env.LOOM_SANDBOX_ABI_MAX;
   const cap = raw !== undefined && /^\d+$/.test(raw) ? Number(raw) : Number.POSITIVE_INFINITY;
   return Math.max(0, Math.min(kernel, cap));
