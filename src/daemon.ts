@@ -1,5 +1,5 @@
 import { mkdirSync } from 'node:fs';
-import { scrubDaemonEnvironment } from './effects/sandbox.js';
+import { sandboxSupport, scrubDaemonEnvironment } from './effects/sandbox.js';
 import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -53,7 +53,7 @@ export async function compose(config: DaemonConfig, opts: { clock?: Clock; memor
   const { stateFolders } = removeLeftoverTemps(config.dataDir, wire.stateRoot);
   let port = config.port;
   const clock = opts.clock ?? systemClock;
-  const info: DaemonInfo = { version: VERSION, role: config.role, label: config.label, wire: config.wire, startedAt: clock.now(), port: () => port, dataDir: config.dataDir, sandbox: config.sandbox };
+  const info: DaemonInfo = { version: VERSION, role: config.role, label: config.label, wire: config.wire, startedAt: clock.now(), port: () => port, dataDir: config.dataDir, sandbox: config.sandbox, sandboxSupport };
   const agents = opts.memory ? LowAgentStore.memory() : await LowAgentStore.open(config.dataDir, wire.registryFile, wire.listField, stateFolders);
   const registry = buildRegistry(wire);
   const env = new FileEnvStore(config.dataDir, wire.stateRoot);

@@ -2,7 +2,7 @@ import type { EventsPort } from '../domain/events.js';
 import type { InstallOutcome, InstallRequest } from '../domain/install.js';
 import type { AgentProfile, Clock, EnvStore, PackageRecord, PackageRegistry } from '../domain/ports.js';
 import type { CommandResult } from '../domain/result.js';
-import type { ConfinePlan, SandboxMode } from '../domain/sandbox.js';
+import type { ConfinePlan, SandboxMode, SandboxSupport } from '../domain/sandbox.js';
 import type { SessionState } from '../domain/session.js';
 import type { ShellRunOutcome } from '../domain/shell.js';
 import type { HubName } from '../domain/topic.js';
@@ -23,6 +23,8 @@ export interface DaemonInfo {
   dataDir: string;
   /** The sandbox mode of agents registered without one (behaviour.md §15); `none` when absent. */
   sandbox?: SandboxMode;
+  /** What this machine can confine with (behaviour.md §15 `/describe`); absent: nothing. */
+  sandboxSupport?: () => SandboxSupport;
 }
 
 /** One topic of an agent as /topics and the hubs show it (behaviour.md §2.11). */

@@ -33,6 +33,13 @@ export interface ConfinePlan {
   tmp: string;
 }
 
+/** `/describe`'s `sandbox` entry less the daemon default (behaviour.md §15). */
+export interface SandboxSupport {
+  available: boolean;
+  mechanism: 'landlock';
+  abi: number;
+}
+
 /** The mode an agent's commands run in: its stored mode, else the daemon default. */
 export function effectiveSandbox(stored: SandboxMode | undefined, daemonDefault: SandboxMode): SandboxMode {
   return stored ?? daemonDefault;

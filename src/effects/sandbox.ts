@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { basename, dirname, join } from 'node:path';
-import type { ConfinePlan } from '../domain/sandbox.js';
+import type { ConfinePlan, SandboxSupport } from '../domain/sandbox.js';
 import { nativeHelper } from './shellSpawn.js';
 
 /**
@@ -49,7 +49,7 @@ export function scrubDaemonEnvironment(): void {
 }
 
 /** `/describe`'s `sandbox` entry, less the daemon default (behaviour.md §15). */
-export function sandboxSupport(): { available: boolean; mechanism: 'landlock'; abi: number } {
+export function sandboxSupport(): SandboxSupport {
   const abi = landlockAbi();
   return { available: abi > 0, mechanism: 'landlock', abi };
 }

@@ -1,7 +1,6 @@
 import type { Express } from 'express';
 import { FIELD_FILE_BYTES, FS_MAX_BYTES, REQUEST_BODY_BYTES, WEBHOOK_BODY_BYTES } from '../../domain/limits.js';
 import type { LimitName } from '../../domain/wire.js';
-import { sandboxSupport } from '../../effects/sandbox.js';
 import type { AppContext } from '../context.js';
 import { route } from '../route.js';
 
@@ -28,7 +27,7 @@ export function mountLifecycle(app: Express, ctx: AppContext): void {
         capabilities: ctx.system.describeCapabilities(),
         limits: Object.fromEntries(wire.limits.map((name) => [name, limits[name]])),
         // behaviour.md §15 (beyond spec): on the agent wire only, whose /describe lists extensions.
-        ...(wire.featureCapabilities ? { sandbox: { ...sandboxSupport(), default: info.sandbox ?? 'none' } } : {}),
+        ...(wire.featureCapabilities ? { sandbox: { ...(info.sandboxSupport?.() ?? { available: false, mechanism: 'landlock', abi: 0 }), default: info.sandbox ?? 'none' } } : {}),
       });
     },
   });
