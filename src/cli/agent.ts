@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
+import type { IdentitySummary } from '../client/index.js';
 import { isAgentId } from '../domain/ids.js';
 import { columns, plural } from '../domain/text.js';
 import { nounTitle, WIRES } from '../domain/wire.js';
@@ -29,7 +30,8 @@ async function add(opts: GlobalOpts, id: string, o: AddOpts): Promise<void> {
 async function list(opts: GlobalOpts): Promise<void> {
   const c = client(opts, false);
   const r = await c.identities();
-  const rows = r.list.map((a) => [a.id, a.home, a.sandbox === 'workspace' ? 'sandbox: workspace' : '', a.allowedPaths.length ? `+ ${a.allowedPaths.join(', ')}` : '']);
+  const extra = (a: IdentitySummary) => [a.allowedPaths.length ? `+ ${a.allowedPaths.join(', ')}` : '', a.sandbox === 'workspace' ? 'sandbox: workspace' : ''].filter(Boolean).join('  ');
+  const rows = r.list.map((a) => [a.id, a.home, extra(a)]);
   print(opts, { [c.wire.listField]: r.list }, [`${nounTitle(c.wire)}s (${r.list.length})`, ...columns(rows)].join('\n'));
 }
 
