@@ -6,6 +6,7 @@ import { eventsFeature } from './features/events.js';
 import { inspectorFeature } from './features/inspector.js';
 import { installFeature } from './features/install.js';
 import { mcpFeature } from './features/mcp.js';
+import { sandboxFeature } from './features/sandbox.js';
 import { tracesFeature } from './features/traces.js';
 import type { Feature, FeatureHost } from './features/types.js';
 import type { LoomSystem } from './actors/system.js';
@@ -23,6 +24,7 @@ export const features: Feature[] = [
   capabilitiesFeature,
   installFeature,
   bashFeature,
+  sandboxFeature,
   tracesFeature,
   inspectorFeature,
 ];

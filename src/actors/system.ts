@@ -140,7 +140,7 @@ export class LoomSystem {
 
   /** GET /agents: registered agents sorted by id; tokens never appear (behaviour.md §9.5). */
   listAgents(): AgentSummary[] {
-    return this.directory.profiles().map((a) => ({ id: a.id, home: a.home, allowedPaths: a.allowedPaths, createdAt: a.createdAt }));
+    return this.directory.profiles().map((a) => ({ id: a.id, home: a.home, allowedPaths: a.allowedPaths, createdAt: a.createdAt, sandbox: a.sandbox ?? this.deps.info.sandbox ?? 'none' }));
   }
 
   /** Default home of an agent (behaviour.md §1.4); the user wire has none (its routes require `home`). */
@@ -163,12 +163,13 @@ export class LoomSystem {
       home,
       allowedPaths: input.allowedPaths ?? existing?.allowedPaths ?? [],
       createdAt: existing?.createdAt ?? new Date(this.deps.clock.now()).toISOString(),
+      sandbox: input.sandbox ?? existing?.sandbox ?? this.deps.info.sandbox ?? 'none',
     };
     // The registry persists the profile first; the actor then holds it (what every reader reads).
     await this.deps.agents.put(profile);
     this.directory.put(profile);
-    // behaviour.md §9.5: a changed home disposes the agent's sessions.
-    if (existing && existing.home !== home) this.directory.closeTopics(profile.id, this.deps.clock.now());
+    // behaviour.md §9.5: a changed home disposes the agent's sessions; so does a changed sandbox (a live shell keeps the rules it started with).
+    if (existing && (existing.home !== home || (existing.sandbox ?? this.deps.info.sandbox ?? 'none') !== profile.sandbox)) this.directory.closeTopics(profile.id, this.deps.clock.now());
     const extra = await this.features.applyRegistration(() => this.directory.profile(profile.id) ?? profile, input);
     return { id: profile.id, home: profile.home, created: !existing, extra };
   }

@@ -2,6 +2,7 @@ import type { EventsPort } from '../domain/events.js';
 import type { InstallOutcome, InstallRequest } from '../domain/install.js';
 import type { AgentProfile, Clock, EnvStore, PackageRecord, PackageRegistry } from '../domain/ports.js';
 import type { CommandResult } from '../domain/result.js';
+import type { ConfinePlan, SandboxMode, SandboxSupport } from '../domain/sandbox.js';
 import type { SessionChange, SessionState } from '../domain/session.js';
 import type { ShellRunOutcome } from '../domain/shell.js';
 import type { HubName } from '../domain/topic.js';
@@ -20,6 +21,10 @@ export interface DaemonInfo {
   port(): number;
   /** The data directory. */
   dataDir: string;
+  /** The sandbox mode of agents registered without one (behaviour.md §15); `none` when absent. */
+  sandbox?: SandboxMode;
+  /** What this machine can confine with (behaviour.md §15 `/describe`); absent: nothing. */
+  sandboxSupport?: () => SandboxSupport;
 }
 
 /** One topic of an agent as /topics and the hubs show it (behaviour.md §2.11). */
@@ -89,7 +94,7 @@ export interface BashServices {
   /** End the shell of a bash topic (/close); true when one was running. */
   closeShell(ctx: CommandContext): boolean | Promise<boolean>;
   /** Run shell text in the topic's persistent shell, starting one with `env()` when it has none (built only then). */
-  run(ctx: CommandContext, req: { text: string; timeoutMs: number; env: () => NodeJS.ProcessEnv }): Promise<ShellRunOutcome>;
+  run(ctx: CommandContext, req: { text: string; timeoutMs: number; env: () => NodeJS.ProcessEnv; confine?: ConfinePlan }): Promise<ShellRunOutcome>;
 }
 
 /** What the install feature provides to `/install` and `/uninstall` (behaviour.md §7). */

@@ -4,6 +4,8 @@ import { constants } from 'node:os';
 import type { IPty } from 'node-pty';
 import { directWrite, ptyMasterFd } from '../adapters/nodePty.js';
 import { errorMessage } from '../domain/errors.js';
+import type { ConfinePlan } from '../domain/sandbox.js';
+import { wrapperArgs } from './sandbox.js';
 
 /**
  * The byte channel of a persistent shell (behaviour.md §8.3): `/bin/bash --noprofile --norc` on a
@@ -75,8 +77,9 @@ const PTY_ARGS = ['--noprofile', '--norc'];
 /** Interactive on pipes too: without `-i` bash would not expand aliases and would die on SIGINT. */
 const PIPE_ARGS = ['--noprofile', '--norc', '-i'];
 
-function ptyTransport(pty: PtyModule, cwd: string, env: NodeJS.ProcessEnv): ShellTransport {
-  const p: IPty = pty.spawn(SHELL, PTY_ARGS, { name: env.TERM ?? 'dumb', cols: PTY_COLS, rows: PTY_ROWS, cwd, env, encoding: null });
+function ptyTransport(pty: PtyModule, cwd: string, env: NodeJS.ProcessEnv, confine?: ConfinePlan): ShellTransport {
+  const { file, args } = command(PTY_ARGS, confine);
+  const p: IPty = pty.spawn(file, args, { name: env.TERM ?? 'dumb', cols: PTY_COLS, rows: PTY_ROWS, cwd, env, encoding: null });
   // forkpty leaves the master inheritable (see native/fd.cc): no other child may hold it.
   const fd = ptyMasterFd(p);
   if (fd !== null) setCloexec(fd);
@@ -92,8 +95,14 @@ function ptyTransport(pty: PtyModule, cwd: string, env: NodeJS.ProcessEnv): Shel
   };
 }
 
-function pipeTransport(cwd: string, env: NodeJS.ProcessEnv): ShellTransport {
-  const child = spawn(SHELL, PIPE_ARGS, { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+/** The shell's program and arguments: bash itself, or the sandbox wrapper that confines and then executes it. */
+function command(args: string[], confine?: ConfinePlan): { file: string; args: string[] } {
+  return confine ? wrapperArgs(confine, SHELL, args) : { file: SHELL, args };
+}
+
+function pipeTransport(cwd: string, env: NodeJS.ProcessEnv, confine?: ConfinePlan): ShellTransport {
+  const { file, args } = command(PIPE_ARGS, confine);
+  const child = spawn(file, args, { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
   // A failed start is also an `error` event; unheard, it would throw out of the event loop.
   child.on('error', () => undefined);
   if (child.pid === undefined) throw new Error(`cannot start ${SHELL} in ${cwd}`);
@@ -117,14 +126,14 @@ function pipeTransport(cwd: string, env: NodeJS.ProcessEnv): ShellTransport {
  * Start `/bin/bash --noprofile --norc` in `cwd` with `env`: on a PTY when one can be opened, else on
  * pipes (behaviour.md §8.3, beyond spec; `pipes` forces them). Throws when neither starts.
  */
-export function startTransport(cwd: string, env: NodeJS.ProcessEnv, opts: { pipes?: boolean } = {}): ShellTransport {
+export function startTransport(cwd: string, env: NodeJS.ProcessEnv, opts: { pipes?: boolean; confine?: ConfinePlan | undefined } = {}): ShellTransport {
   const pty = opts.pipes ? null : loadPty();
   if (pty) {
     try {
-      return ptyTransport(pty, cwd, env);
+      return ptyTransport(pty, cwd, env, opts.confine);
     } catch (err) {
       process.emitWarning(`cannot open a PTY, this shell uses pipes: ${errorMessage(err)}`);
     }
   }
-  return pipeTransport(cwd, env);
+  return pipeTransport(cwd, env, opts.confine);
 }
