@@ -144,3 +144,13 @@ describe('private internals of dependencies (architecture.md "no private interna
     expect(uses).toEqual([]);
   });
 });
+
+describe('docs/architecture.md names only files that exist', () => {
+  it('every source file it names (relative to src/ or the repository) exists', () => {
+    const text = readFileSync('docs/architecture.md', 'utf8');
+    const named = [...text.matchAll(/`((?:src\/)?(?:[a-z]+\/)+[A-Za-z0-9_.-]+\.(?:ts|mjs|cc|h))`/g)].map((m) => m[1]);
+    expect(named.length).toBeGreaterThan(20);
+    const missing = named.filter((p) => ![p, join('src', p)].some((c) => { try { return statSync(c).isFile(); } catch { return false; } }));
+    expect(missing).toEqual([]);
+  });
+});
