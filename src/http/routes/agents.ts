@@ -14,7 +14,9 @@ export function mountAgents(app: Express, ctx: AppContext): void {
   const { wire } = ctx;
   route(app, wire.resource, {
     GET: (_req, res) => {
-      res.json({ [wire.listField]: ctx.system.listAgents() satisfies AgentSummary[] });
+      const agents = ctx.system.listAgents() satisfies AgentSummary[];
+      // The legacy user wire keeps its 0.1-era list shape exactly; the sandbox mode is an agent-wire field (behaviour.md §15).
+      res.json({ [wire.listField]: wire.name === 'user' ? agents.map(({ sandbox: _mode, ...rest }) => rest) : agents });
     },
     POST: async (req, res) => {
       const input = parseRegistration(wire, await readJsonObject(req));
