@@ -17,7 +17,7 @@ export const LAUNCHD_LABEL = 'dev.loom.daemon';
 
 /** A value the unit formats cannot carry safely (a line break would start a new directive), described; null when all are safe. Check before rendering. */
 export function unsafeValue(spec: ServiceSpec): string | null {
-  const values = [spec.node, spec.cli, spec.logFile, ...spec.nodeFlags, ...Object.entries(spec.env).flat()];
+  const values = [...Object.entries(spec.env).flat(), spec.node, ...spec.nodeFlags, spec.cli, spec.logFile];
   const bad = values.find((v) => /[\u0000-\u001f\u007f]/.test(v));
   return bad === undefined ? null : `${JSON.stringify(bad)} contains a control character`;
 }
