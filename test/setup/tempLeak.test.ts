@@ -32,9 +32,9 @@ describe('a test run that leaves a temp folder behind fails', () => {
 
   function jestRun(pattern: string): Promise<{ code: number | null; stderr: string }> {
     return new Promise((resolve) => {
-      const env = { ...process.env, TMPDIR: join(dir, 'tmp') };
+      const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: join(dir, 'tmp') };
       delete env.LOOM_TEST_TMP;
-      mkdirSync(env.TMPDIR, { recursive: true });
+      mkdirSync(join(dir, 'tmp'), { recursive: true });
       const p = spawn(process.execPath, [join(process.cwd(), 'node_modules', 'jest', 'bin', 'jest.js'), '--config', join(dir, 'jest.config.json'), '--runInBand', pattern], { env, stdio: ['ignore', 'ignore', 'pipe'] });
       let stderr = '';
       p.stderr.on('data', (c: Buffer) => { stderr += c.toString(); });

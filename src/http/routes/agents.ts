@@ -2,8 +2,8 @@ import type { Express } from 'express';
 import { parseRegistration } from '../../domain/agentInput.js';
 import type { AgentSummary } from '../../actors/system.js';
 import type { AppContext } from '../context.js';
-import { purgeHome, purgeRefusal, queryFlag, type PurgeRequest } from '../../effects/homePurge.js';
 import { readJsonObject } from '../body.js';
+import { queryFlag } from '../query.js';
 import { route } from '../route.js';
 
 /**
@@ -26,20 +26,12 @@ export function mountAgents(app: Express, ctx: AppContext): void {
   });
   route(app, `${wire.resource}/:id`, {
     DELETE: async (req, res) => {
-      const id = String(req.params.id);
       const purge = queryFlag(req.query.purge, 'purge');
       const force = queryFlag(req.query.force, 'force');
-      const home = purge ? ctx.system.agentHome(id) : undefined;
-      const target: PurgeRequest | null = home === undefined ? null : { agentId: id, home, defaultHome: wire.defaultHomes ? ctx.system.defaultHome(id) : null, force };
-      const refusal = target && purgeRefusal(target);
-      if (refusal) throw refusal;
-      const r = await ctx.system.deleteAgent(id);
+      const r = await ctx.system.deleteAgent(String(req.params.id), purge ? { force } : undefined);
       const body: Record<string, unknown> = { [wire.idField]: r.id, deleted: r.deleted };
       for (const k of wire.deleteCounts) body[k] = r.counts[k] ?? 0;
-      if (target && r.deleted) {
-        purgeHome(target);
-        body.purged_home = target.home;
-      }
+      if (r.purgedHome !== undefined) body.purged_home = r.purgedHome;
       res.json(body);
     },
   });
