@@ -154,10 +154,11 @@ export function serviceCli({ program }: CliParts): void {
     'loom service status                  # exit 0 when it runs, 3 when not',
     'loom service uninstall               # stop, disable and remove it',
   ]);
-  service.command('install').description('Write the service definition, enable it at login and start it (restarted when it fails)')
-    .action(() => guard(globals(program), () => install(globals(program))));
-  service.command('uninstall').description('Stop and disable the service and remove its definition')
+  examples(service.command('install').description('Write the service definition, enable it at login and start it (restarted when it fails)'), [
+    'loom service install', 'loom --port 4000 service install', 'loom --json service install',
+  ]).action(() => guard(globals(program), () => install(globals(program))));
+  examples(service.command('uninstall').description('Stop and disable the service and remove its definition'), ['loom service uninstall'])
     .action(() => guard(globals(program), () => uninstall(globals(program))));
-  service.command('status').description('Say whether the service is installed and running (exit 0 running, 3 not)')
+  examples(service.command('status').description('Say whether the service is installed and running (exit 0 running, 3 not)'), ['loom service status', 'loom --json service status'])
     .action(() => guard(globals(program), () => status(globals(program))));
 }
