@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
-import { cpSync, mkdirSync, realpathSync, symlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { cpSync, existsSync, mkdirSync, realpathSync, symlinkSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
 import { execPath } from 'node:process';
 
 /** What `npm pack --json` says of one tarball. */
@@ -11,10 +11,24 @@ export interface PackResult {
   files: { path: string; size: number }[];
 }
 
-/** The npm CLI script that runs this machine's `npm` (called through this Node, so a PATH without npm still works). */
+/**
+ * The npm CLI script, run through this Node (so a PATH without npm still works): the npm beside this
+ * Node, else the one on PATH (a Node fetched without npm, as CI's other lines are).
+ */
 export function npmCli(): string {
-  const dir = join(execPath, '..', '..', 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js');
-  return realpathSync(dir);
+  const beside = join(execPath, '..', '..', 'lib', 'node_modules', 'npm', 'bin', 'npm-cli.js');
+  if (existsSync(beside)) return realpathSync(beside);
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (dir !== '' && existsSync(join(dir, 'npm'))) return join(dirname(realpathSync(join(dir, 'npm'))), 'npm-cli.js');
+  }
+  throw new Error('npm not found beside node or on PATH');
+}
+
+/** The Node headers node-gyp must build against, without going online: npm_config_nodedir, else this Node's own prefix when it has them. */
+export function nodeHeaders(): string | undefined {
+  if (process.env.npm_config_nodedir) return process.env.npm_config_nodedir;
+  const prefix = dirname(dirname(execPath));
+  return existsSync(join(prefix, 'include', 'node', 'node.h')) ? prefix : undefined;
 }
 
 /**

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { execPath } from 'node:process';
 import { freePort, tempDir } from '../helpers/daemon.js';
-import { cleanEnv, npmCli, npmPack, run } from '../helpers/pack.js';
+import { cleanEnv, nodeHeaders, npmCli, npmPack, run } from '../helpers/pack.js';
 import { startStubRegistry, type StubRegistry } from '../helpers/registry.js';
 
 // Two real `npm install -g` runs (one compiles node-pty and Loom's helpers): minutes on a loaded machine.
@@ -39,8 +39,8 @@ describe('npm install -g <tarball> --prefix <dir> (behaviour.md §17)', () => {
       npm_config_registry: registry.url,
       npm_config_cache: join(dir, name, 'npm-cache'),
       npm_config_prefix: prefix,
-      // Headers from the local Node install, as the developer set-up does: node-gyp must not go online.
-      npm_config_nodedir: '/usr',
+      // Headers of the Node that runs the tests (CI sets them per line): node-gyp must not go online.
+      ...(nodeHeaders() ? { npm_config_nodedir: nodeHeaders() as string } : {}),
       npm_config_userconfig: join(dir, name, 'npmrc'),
     });
     delete env.PYTHON;
