@@ -64,8 +64,12 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
   },
 ];
 
+/** Any shape's start: one scan tells most texts (no hint of a secret) apart at once. */
+const ANY_SHAPE = /caps_|wh_|\/webhook\/|authorization|gh[pousr]_|github_pat_/i;
+
 /** `text` with every secret of a known shape replaced by its mask (the text itself when none). */
 export function maskShapes(text: string): string {
+  if (!ANY_SHAPE.test(text)) return text;
   let out = text;
   for (const s of SECRET_SHAPES) {
     if (!s.mayHold(out)) continue;
