@@ -47,13 +47,34 @@ function pathOf(url: string | undefined): string {
   return q < 0 ? u : u.slice(0, q);
 }
 
+/** The refusals of a request whose Host headers are missing or repeated (behaviour.md §9.2). */
+export const MISSING_HOST = 'Bad Request: missing Host header';
+export const DUPLICATE_HOST = 'Bad Request: duplicate Host header';
+
 /**
- * The one Host/Origin guard (behaviour.md §9.2), used by the Express app, the /fs fast path and the
- * HTTP `upgrade` hook: Host must be loopback (403 `Forbidden host`); a foreign Origin is refused
+ * RFC 9112 §3.2: an HTTP/1.1 request carries exactly one Host header; HTTP/1.0 may carry none.
+ * Counted in the raw headers, since node keeps only the first of repeated Host headers and a
+ * loopback one first would hide a foreign one after it.
+ */
+export function hostCountRefusal(req: Pick<IncomingMessage, 'rawHeaders' | 'httpVersionMajor' | 'httpVersionMinor'>): LoomError | null {
+  const raw = req.rawHeaders;
+  let hosts = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].length === 4 && raw[i].toLowerCase() === 'host') hosts++;
+  if (hosts > 1) return new LoomError(400, DUPLICATE_HOST);
+  if (hosts === 0 && !(req.httpVersionMajor === 1 && req.httpVersionMinor === 0)) return new LoomError(400, MISSING_HOST);
+  return null;
+}
+
+/**
+ * The one Host/Origin guard (behaviour.md §9.2), used by the Express app, the fast paths and the
+ * HTTP `upgrade` hook: one Host header (HTTP/1.0: at most one; else 400, hostCountRefusal), and it
+ * must be loopback (403 `Forbidden host`); a foreign Origin is refused
  * (403 `Forbidden origin`) except on OPTIONS, GET /describe and GET /health. Returns the refusal, or
  * null when the request may go on.
  */
 export function hostOriginRefusal(req: IncomingMessage, allowedOrigins: readonly string[]): LoomError | null {
+  const count = hostCountRefusal(req);
+  if (count) return count;
   const host = req.headers.host;
   if (host !== undefined && !isLoopbackHost(host)) return new LoomError(403, `Forbidden host: ${host}`);
   const origin = req.headers.origin;
