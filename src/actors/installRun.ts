@@ -32,6 +32,8 @@ export interface InstallDeps {
   parallel: number;
   /** Tests shorten it (behaviour.md §1.8: 30 s). */
   fetchTimeoutMs?: number;
+  /** The data directory, never named in an error text (failures show it as `<data>`). */
+  dataDir?: string;
 }
 
 type Success = Extract<InstallOutcome, { ok: true }>;
