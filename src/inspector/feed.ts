@@ -50,9 +50,9 @@ export interface FeedOptions {
  * JSON array of messages. The tree is observed only while at least one client is attached, and
  * each frame is serialised once for all of them: with nobody watching nothing is serialised at
  * all. A client whose unread data passes the limit is closed with 1013, so a slow page never holds
- * memory or slows the daemon: unread is the larger of the socket's send buffer and the live bytes
- * sent since the last acknowledged ping (readAcks.ts), since the kernel's buffers hide a client
- * that stopped reading.
+ * memory or slows the daemon. Unread is measured two ways, either one passing the limit closes it:
+ * the socket's send buffer, and the live bytes sent since the last acknowledged ping (readAcks.ts),
+ * since the kernel's buffers hide a client that stopped reading.
  *
  * A client that asked for the coalesced feed (`?coalesce=1`, the page) gets frames of its own: of
  * {@link FRAME_MS} while quiet, of {@link COALESCED_FRAME_MS} while more than
