@@ -47,6 +47,28 @@ function pathOf(url: string | undefined): string {
   return q < 0 ? u : u.slice(0, q);
 }
 
+/**
+ * The one Host/Origin guard (behaviour.md §9.2), used by the Express app, the /fs fast path and the
+ * HTTP `upgrade` hook: Host must be loopback (403 `Forbidden host`); a foreign Origin is refused
+ * (403 `Forbidden origin`) except on OPTIONS, GET /describe and GET /health. Returns the refusal, or
+ * null when the request may go on.
+ */
+export function hostOriginRefusal(req: IncomingMessage, allowedOrigins: readonly string[]): LoomError | null {
+  // One Host header before its value is judged (400 otherwise, hostCountRefusal below).
+  const count = hostCountRefusal(req);
+  if (count) return count;
+  const host = req.headers.host;
+  if (host !== undefined && !isLoopbackHost(host)) return new LoomError(403, `Forbidden host: ${host}`);
+  const origin = req.headers.origin;
+  if (origin === undefined || req.method === 'OPTIONS') return null;
+  if (req.method === 'GET') {
+    const path = pathOf(req.url);
+    if (path === '/describe' || path === '/health') return null;
+  }
+  if (isLoopbackOrigin(origin) || allowedOrigins.includes(origin)) return null;
+  return new LoomError(403, `Forbidden origin: ${origin}`);
+}
+
 /** The refusals of a request whose Host headers are missing or repeated (behaviour.md §9.2). */
 export const MISSING_HOST = 'Bad Request: missing Host header';
 export const DUPLICATE_HOST = 'Bad Request: duplicate Host header';
@@ -63,26 +85,4 @@ export function hostCountRefusal(req: Pick<IncomingMessage, 'rawHeaders' | 'http
   if (hosts > 1) return new LoomError(400, DUPLICATE_HOST);
   if (hosts === 0 && !(req.httpVersionMajor === 1 && req.httpVersionMinor === 0)) return new LoomError(400, MISSING_HOST);
   return null;
-}
-
-/**
- * The one Host/Origin guard (behaviour.md §9.2), used by the Express app, the fast paths and the
- * HTTP `upgrade` hook: one Host header (HTTP/1.0: at most one; else 400, hostCountRefusal), and it
- * must be loopback (403 `Forbidden host`); a foreign Origin is refused
- * (403 `Forbidden origin`) except on OPTIONS, GET /describe and GET /health. Returns the refusal, or
- * null when the request may go on.
- */
-export function hostOriginRefusal(req: IncomingMessage, allowedOrigins: readonly string[]): LoomError | null {
-  const count = hostCountRefusal(req);
-  if (count) return count;
-  const host = req.headers.host;
-  if (host !== undefined && !isLoopbackHost(host)) return new LoomError(403, `Forbidden host: ${host}`);
-  const origin = req.headers.origin;
-  if (origin === undefined || req.method === 'OPTIONS') return null;
-  if (req.method === 'GET') {
-    const path = pathOf(req.url);
-    if (path === '/describe' || path === '/health') return null;
-  }
-  if (isLoopbackOrigin(origin) || allowedOrigins.includes(origin)) return null;
-  return new LoomError(403, `Forbidden origin: ${origin}`);
 }
