@@ -130,7 +130,13 @@ export const uninstallCommand: Command = {
     const name = args[0].text;
     const notFound = () => fail('NOT_FOUND', `Package not found: ${name}`, { recovery: '/packages' });
     if (!PACKAGE_NAME_RE.test(name)) return notFound();
-    const r = await installs.uninstall(ctx, name);
+    let r: Awaited<ReturnType<typeof installs.uninstall>>;
+    try {
+      r = await installs.uninstall(ctx, name);
+    } catch (err) {
+      const f = failureOf(err);
+      return fail(f.code, f.message);
+    }
     if (!r) return notFound();
     forgetPackage(ctx, name);
     return confirm(`Uninstalled app:${name} (${removedText(ctx, r.record, r.removed)})`);

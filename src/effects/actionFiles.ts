@@ -2,7 +2,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentRecord } from '../domain/ports.js';
 import { writeFileAtomic } from './atomicFile.js';
-import { displayOf, expandPath, isInside, isRefusal, realpathPrefix, resolveInWorkspace } from './workspace.js';
+import { displayOf, expandPath, isInsideReal, isRefusal, realpathPrefix, resolveInWorkspace } from './workspace.js';
 
 /**
  * Files Loom reads or writes on an action's behalf (behaviour.md §1.4): `--<field>-file` values
@@ -69,8 +69,7 @@ export function writeActionFile(agent: AgentRecord, local: boolean, input: strin
     if (isRefusal(wp)) return wp.refused === 'outside' ? `warning: to: refused: ${display} is outside the workspace` : `warning: to: write failed: ${PROBLEM_REASON[wp.problem ?? 'path']}`;
   } else {
     const real = realpathPrefix(abs);
-    const home = realpathPrefix(agent.home);
-    if (!isInside(real, home) || real === home || isInside(real, join(home, 'packages'))) {
+    if (!isInsideReal(real, agent.home) || real === realpathPrefix(agent.home) || isInsideReal(real, join(agent.home, 'packages'))) {
       return 'warning: to: refused: remote documents may write only inside the home, outside ~/packages';
     }
   }
