@@ -1,4 +1,5 @@
 import { createReadStream } from 'node:fs';
+import { openAgentFile } from '../../effects/agentFile.js';
 import type { Express } from 'express';
 import type { TraceService } from '../../actors/traces.js';
 import { LoomError } from '../../domain/errors.js';
@@ -40,10 +41,14 @@ export function mountTraces(traces: TraceService) {
     });
     route(app, '/traces/:id', {
       GET: async (req, res) => {
-        const path = await traces.file(String(req.params.id));
+        const id = String(req.params.id);
+        const path = await traces.file(id);
+        // Opened without blocking and fstat-checked (behaviour.md §16); sent up to the size it had then.
+        const f = openAgentFile(path);
+        if ('refused' in f) throw new LoomError(404, `Unknown trace: ${id}`);
         res.status(200).setHeader('Content-Type', 'application/x-ndjson');
         await new Promise<void>((resolve, reject) => {
-          const stream = createReadStream(path);
+          const stream = createReadStream('', { fd: f.fd, start: 0, end: Math.max(0, f.size - 1), autoClose: true });
           // A client that leaves mid-file: pipe() alone never closes the file, so each such client
           // kept a descriptor open for good (an attacker review ran the daemon into EMFILE this way).
           res.once('close', () => { stream.destroy(); resolve(); });
