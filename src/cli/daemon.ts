@@ -1,3 +1,4 @@
+import { Option } from 'commander';
 import { examples, globals, type CliParts } from './common.js';
 import { enableCompileCache } from './compileCache.js';
 
@@ -12,13 +13,18 @@ export function daemonCli({ program }: CliParts): void {
     .description('Run the daemon in the foreground on 127.0.0.1 (what `npm start` does)')
     .option('--wire <wire>', 'agent, or user for clients of the earlier user-based wire (default: $SVC_WIRE, else agent)')
     .option('--quiet', 'no line per request on the terminal (the request log is still written; loom logs shows it)')
-    .option('--record <file>', 'record every command from start-up into this trace file (JSONL; replay it with loom replay)'), [
+    .option('--record <file>', 'record every command from start-up into this trace file (JSONL; replay it with loom replay)')
+    // The private daemon of `loom replay`: it lives as long as the pipe on its stdin (so every way the
+    // replay ends, kill -9 included, ends it) and its temp data folder goes with it. Not for users.
+    .addOption(new Option('--exit-with-stdin').hideHelp())
+    .addOption(new Option('--remove-data-dir').hideHelp()), [
     'loom daemon', 'loom --port 4000 daemon --quiet', 'loom daemon --wire user', 'loom daemon --record session.jsonl',
-  ]).action(async (o: { wire?: string; quiet?: boolean; record?: string }) => {
+  ]).action(async (o: { wire?: string; quiet?: boolean; record?: string; exitWithStdin?: boolean; removeDataDir?: boolean }) => {
     // Before the composition root loads, so its compiled code can come from the cache.
     enableCompileCache();
     const { runDaemon } = await import('../main.js');
     // `loom --wire user daemon` and `loom daemon --wire user` alike.
-    await runDaemon({ port: globals(program).port, wire: o.wire ?? globals(program).wire, quiet: o.quiet === true, record: o.record });
+    await runDaemon({ port: globals(program).port, wire: o.wire ?? globals(program).wire, quiet: o.quiet === true, record: o.record,
+      exitWithStdin: o.exitWithStdin === true, removeDataDir: o.removeDataDir === true });
   });
 }
