@@ -83,6 +83,19 @@ describe('a FIFO in the home (behaviour.md §16)', () => {
     expect(statSync(join(home, 'p.md')).isFIFO()).toBe(true);
   });
 
+  it('/ls of a FIFO, /undo of a file replaced by a FIFO, a nav menu file that is a FIFO', async () => {
+    expect(first(await leo('/ls ~/p.md'))).toBe('ERROR(INVALID_PATH): Not a directory: ~/p.md');
+    expect(first(await leo('/write ~/u.md\none'))).toBe('Created ~/u.md (3 bytes, 1 line)');
+    rmSync(join(home, 'u.md'));
+    expect(spawnSync('mkfifo', [join(home, 'u.md')]).status).toBe(0);
+    expect(first(await leo('/undo ~/u.md'))).toBe('ERROR(CONFLICT): ~/u.md changed after the edit; not undone');
+    expect(statSync(join(home, 'u.md')).isFIFO()).toBe(true);
+    writeFileSync(join(home, 'menu.md'), '[!nav:main](./p.md)\n\n# Menu\n');
+    const opened = await leo('/open ~/menu.md');
+    expect(first(opened)).toBe('Opened ~/menu.md');
+    expect(opened).toContain('cannot read nav file ./p.md: not a regular file: ~/p.md');
+  });
+
   it('/install of a FIFO, and of a folder whose string.md is a FIFO', async () => {
     expect(first(await leo('/install ~/p.md'))).toBe('ERROR(INVALID_PATH): not a regular file: ~/p.md');
     expect(first(await leo('/install ~/pkg'))).toBe('ERROR(INSTALL_FAILED): No string.md in ~/pkg');
