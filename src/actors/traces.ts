@@ -1,6 +1,6 @@
 import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { isFileRefusal } from '../domain/agentFile.js';
-import { readAgentFile } from '../effects/agentFile.js';
+import { openAgentFile, readAgentFile } from '../effects/agentFile.js';
 import { join, resolve } from 'node:path';
 import { monotonicFactory } from 'ulid';
 import { LoomError, errorMessage } from '../domain/errors.js';
@@ -165,6 +165,17 @@ export class TraceService {
     const s = this.stored.get(id);
     if (!s || !this.storedInfo(id, s)) throw unknown(id);
     return s.path;
+  }
+
+  /**
+   * GET /traces/<id>: the file held open for sending, once everything recorded so far is in it. Opened
+   * without blocking and fstat-checked (behaviour.md §16): a trace file that is no longer a regular
+   * file is unknown. The caller reads `fd` up to `size` and closes it.
+   */
+  async open(id: string): Promise<{ fd: number; size: number }> {
+    const f = openAgentFile(await this.file(id));
+    if ('refused' in f) throw unknown(id);
+    return { fd: f.fd, size: f.size };
   }
 
   /** DELETE /traces/<id>[?purge=1]: stop (idempotent); `purge` also removes the file. */

@@ -1,5 +1,4 @@
 import { createReadStream } from 'node:fs';
-import { openAgentFile } from '../../effects/agentFile.js';
 import type { Express } from 'express';
 import type { TraceService } from '../../actors/traces.js';
 import { LoomError } from '../../domain/errors.js';
@@ -41,11 +40,8 @@ export function mountTraces(traces: TraceService) {
     });
     route(app, '/traces/:id', {
       GET: async (req, res) => {
-        const id = String(req.params.id);
-        const path = await traces.file(id);
-        // Opened without blocking and fstat-checked (behaviour.md §16); sent up to the size it had then.
-        const f = openAgentFile(path);
-        if ('refused' in f) throw new LoomError(404, `Unknown trace: ${id}`);
+        // Sent up to the size the file had when opened.
+        const f = await traces.open(String(req.params.id));
         res.status(200).setHeader('Content-Type', 'application/x-ndjson');
         await new Promise<void>((resolve, reject) => {
           const stream = createReadStream('', { fd: f.fd, start: 0, end: Math.max(0, f.size - 1), autoClose: true });
