@@ -11,6 +11,7 @@ export interface DaemonRunOptions {
   wire?: string;
   quiet?: boolean;
   record?: string;
+  sandbox?: string;
   /** Shut down (as on SIGTERM) when stdin reaches its end: the parent holding the pipe is gone. */
   exitWithStdin?: boolean;
   /** After shutting down, remove the data directory (a temp folder made for this daemon alone). */
@@ -25,7 +26,7 @@ export interface DaemonRunOptions {
 export async function runDaemon(opts: DaemonRunOptions = {}): Promise<void> {
   let config;
   try {
-    config = loadConfig(process.env, { portOverride: opts.port, wire: opts.wire, record: opts.record });
+    config = loadConfig(process.env, { portOverride: opts.port, wire: opts.wire, record: opts.record, sandbox: opts.sandbox });
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(err.message + '\n');

@@ -1,4 +1,5 @@
-import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createReadStream, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import type { Readable } from 'node:stream';
 import { isFileRefusal } from '../domain/agentFile.js';
 import { openAgentFile, readAgentFile } from '../effects/agentFile.js';
 import { join, resolve } from 'node:path';
@@ -9,7 +10,7 @@ import type { Clock } from '../domain/ports.js';
 import type { TraceHeader } from '../domain/trace.js';
 import { parseTopic, topicScope } from '../domain/topic.js';
 import type { EnvStore } from '../domain/ports.js';
-import type { AgentDirectory } from './directory.js';
+import type { AgentDirectory } from '../actors/directory.js';
 import type { Inspection } from './inspection.js';
 import { FileStepBudget, TraceRecording, type TraceInfo } from './traceRecording.js';
 
@@ -168,14 +169,14 @@ export class TraceService {
   }
 
   /**
-   * GET /traces/<id>: the file held open for sending, once everything recorded so far is in it. Opened
+   * GET /traces/<id>: the trace's lines as a stream (flushed first when it still records). Opened
    * without blocking and fstat-checked (behaviour.md §16): a trace file that is no longer a regular
-   * file is unknown. The caller reads `fd` up to `size` and closes it.
+   * file is unknown. Sent up to the size the file had when opened.
    */
-  async open(id: string): Promise<{ fd: number; size: number }> {
+  async open(id: string): Promise<Readable> {
     const f = openAgentFile(await this.file(id));
     if ('refused' in f) throw unknown(id);
-    return { fd: f.fd, size: f.size };
+    return createReadStream('', { fd: f.fd, start: 0, end: Math.max(0, f.size - 1), autoClose: true });
   }
 
   /** DELETE /traces/<id>[?purge=1]: stop (idempotent); `purge` also removes the file. */
