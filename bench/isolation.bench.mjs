@@ -120,6 +120,7 @@ for (let r = 0; r < ROUNDS; r++) {
 grower.kill('SIGKILL');
 await d.stop();
 rmSync(evilHome, { recursive: true, force: true });
+rmSync(d.dataDir, { recursive: true, force: true });
 const row = (name, l) => `| ${name} | ${l.length} | ${median(l).toFixed(2)} | ${percentile(l, 99).toFixed(2)} | ${Math.max(...l).toFixed(2)} |`;
 writeResult('isolation', '/info on topic A while topic B re-opens a changed 1 MiB document', `
 Document: ${(Buffer.byteLength(doc) / 1048576).toFixed(2)} MiB of corpus action documents (${(doc.match(/\`\`\`act\./g) ?? []).length} act blocks), changed before
