@@ -159,6 +159,10 @@ describe('a file that grows while it is read', () => {
     expect(first(await leo('/replace ~/grow.md --lines 1\nx'))).toBe('ERROR(INVALID_TARGET): Not a text file: ~/grow.md (over 10 MiB)');
     expect(first(await leo('/install ~/grow.md'))).toBe('ERROR(INSTALL_FAILED): ~/grow.md is larger than 5 MiB');
     expect(first(await leo('/act.note --text-file ~/grow.md'))).toMatch(/^ERROR\(INVALID_ARGS\): --text-file ~\/grow\.md is too large: \d+ bytes \(limit 1048576\)$/);
+    // /fs GET sends the size the file had when opened: the body matches its Content-Length.
+    const got = await fetch(`${base}/fs/grow.md`, { headers: { Authorization: `Bearer ${secret}` } });
+    expect(got.status).toBe(200);
+    expect((await got.arrayBuffer()).byteLength).toBe(Number(got.headers.get('content-length')));
     writer.kill('SIGKILL');
   });
 });
