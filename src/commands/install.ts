@@ -1,3 +1,4 @@
+import { notRegularText } from '../domain/agentFile.js';
 import { PACKAGE_NAME_RE } from '../domain/ids.js';
 import { classifySource, failureOf, INSTALL_USAGE, type InstallFlags, type InstallOutcome, type ResolvedSource } from '../domain/install.js';
 import type { PackageRecord } from '../domain/ports.js';
@@ -45,7 +46,10 @@ function localSource(ctx: CommandContext, raw: string): ResolvedSource | Command
   const ws = resolveInWorkspace(agent, session.baseDir, raw);
   if (isRefusal(ws)) return refusalResult(ws);
   try {
-    return { kind: 'local', abs: ws.abs, display: ws.display, isDir: statSync(ws.abs).isDirectory() };
+    // stat never opens the file; the read that follows goes through the bounded reader (behaviour.md §16).
+    const st = statSync(ws.abs);
+    if (!st.isDirectory() && !st.isFile()) return fail('INVALID_PATH', notRegularText(ws.display));
+    return { kind: 'local', abs: ws.abs, display: ws.display, isDir: st.isDirectory() };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return fail('NOT_FOUND', `Not found: ${shown}`);

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { derivedName, installError, type GithubSource, type InstallRequest } from '../domain/install.js';
@@ -71,7 +70,7 @@ function localPlan(req: InstallRequest, src: { abs: string; display: string; isD
     return { mode: 'inplace', source: src.display, uri: pathToFileURL(rootFile).href, display: displayOf(rootFile, req.home), root, derived, files: [], symlinksSkipped: 0 };
   }
   const tree = walkFolder(src.abs, src.display);
-  const root = rootText(readFileSync(rootFile));
+  const root = rootText(readRootFile(rootFile, displayOf(rootFile, req.home)));
   const files: PlanFile[] = tree.files.map((f) => ({ path: f.rel, local: f }));
   files.sort((a, b) => (a.path === 'string.md' ? -1 : b.path === 'string.md' ? 1 : 0));
   return { mode: 'local', source: src.display, display: src.display, root, derived, files, symlinksSkipped: tree.symlinksSkipped };

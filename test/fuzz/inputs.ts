@@ -51,6 +51,8 @@ function atoms(port: number): string[] {
     `http://127.0.0.1:${port}/nothing.md`, 'http://127.0.0.1:9/closed.md', 'app:x', 'app:', '*', 'a[$(true)]', '$x = "1"', '{v} = 2',
     '"unterminated', "'unterminated", 'x.md', 'dir/x.md', '.', '..', '--lines 1-2', '--old "a"', '--all', '--force', ...PROTO,
     '$__proto__ = "1"', '$constructor = "2"', '{__proto__} = "3"', ...secretAtoms(port),
+    // Special files planted in every home (session.ts) and devices under /dev, an allowed path.
+    '~/fifo.md', 'fifo.md', '~/pkg', '~/huge.md', '/dev/zero', '/dev/tty', '/dev/urandom', '/dev/stdin', '--text-file ~/fifo.md',
   ];
 }
 
