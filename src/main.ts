@@ -1,4 +1,7 @@
+import { join } from 'node:path';
 import { ConfigError, loadConfig } from './config.js';
+import { WIRES } from './domain/wire.js';
+import { writePidFile } from './stores/pidFile.js';
 import { closeServer, compose, listen } from './daemon.js';
 import { RegistryReadError } from './stores/jsonAdapter.js';
 import { SHUTDOWN_GRACE_MS } from './domain/limits.js';
@@ -45,6 +48,8 @@ export async function runDaemon(opts: { port?: string; wire?: string; quiet?: bo
     }
     throw err;
   }
+  const removePid = writePidFile(join(config.dataDir, WIRES[config.wire].files.pid));
+  process.on('exit', removePid);
   const s = server;
   const c = composition;
   stop = (delayMs: number) => {
