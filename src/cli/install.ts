@@ -136,7 +136,7 @@ export function installCli({ program }: CliParts): void {
   examples(
     program.command('install <source>')
       .description('Install a package from a file, a folder, a GitHub repository or a URL (manifest or document).\n'
-        + 'A path starting with ./ or ../, or naming a file or folder of the current folder, is that one (sent\n'
+        + 'A path starting with ./ or ../, or naming a file or folder of the current folder, is that one (sent '
         + "as an absolute path; it must be in the agent's workspace); ~/… and other relative paths are the agent's.")
       .option('--app', 'list it in the app hub (default unless the package says tool)')
       .option('--tool', 'list it in the tool hub')
