@@ -12,11 +12,12 @@ import { topicSystemId, type AgentProfile, type DeleteCounts } from '../machines
 import { nextTicketId } from '../machines/topicQueue.js';
 import { checkAgentRoots, createHome } from '../effects/homePolicy.js';
 import { killAll } from '../effects/processes.js';
-import { disposeSession, followTopic, runTicket, type Submission, type TicketListener } from './commandRun.js';
+import { followTopic, runTicket, type Submission, type TicketListener } from './commandRun.js';
 import { deleteAgentActor } from './agentDeletion.js';
 import { FeatureSet, type SystemContribution } from './contributions.js';
-import { Inspection } from './inspection.js';
-import type { InspectionSnapshot } from './inspectionSnapshot.js';
+import { Inspection } from '../services/inspection.js';
+import { SessionSignals } from './sessionSignals.js';
+import type { InspectionSnapshot } from '../services/inspectionSnapshot.js';
 import { AgentDirectory } from './directory.js';
 import type { AgentSummary, CommandRequest, DeleteOutcome, RegisterOutcome, SystemDeps } from './systemTypes.js';
 import { ActorTree, warn, type AgentActor, type TopicActor } from './tree.js';
@@ -42,6 +43,8 @@ export class LoomSystem {
   readonly directory: AgentDirectory;
   private started: Services | undefined;
   private readonly features = new FeatureSet();
+  /** Abort handles of sessions (kept with the actors, not in the topics' context). */
+  private readonly signals = new SessionSignals();
   private readonly hubs = new Map<HubName, HubPage>(Object.entries(CORE_HUBS) as Array<[HubName, HubPage]>);
   /** The callers of each topic's tickets in flight, by ticket id (a topic's listeners end with it). */
   private readonly tickets = new WeakMap<TopicActor, Map<string, TicketListener>>();
@@ -75,6 +78,7 @@ export class LoomSystem {
       info: this.deps.info, clock: this.deps.clock, env: this.deps.env,
       packages: this.features.services().packages ?? this.deps.packages,
       topics: (id) => this.topicStatuses(id),
+      changeSession: (agentId, topic, sessionId, change) => this.directory.topic(agentId, topic)?.send({ type: 'session.change', sessionId, change, at: this.deps.clock.now() }),
       counts: () => this.counts(),
       hubs: this.hubs,
     };
@@ -82,8 +86,8 @@ export class LoomSystem {
     this.started = services;
     this.tree.start({
       clock: this.deps.clock,
-      run: (session, ticket) => runTicket({ directory: this.directory, registry: this.deps.registry, services }, session, ticket),
-      dispose: disposeSession,
+      run: (session, ticket) => runTicket({ directory: this.directory, registry: this.deps.registry, services, signals: this.signals }, session, ticket),
+      dispose: (session) => this.signals.end(session.id),
       cascade: (agentId, counts) => this.cascade(agentId, counts),
       features: this.features.actors(),
     });
@@ -209,7 +213,7 @@ export class LoomSystem {
     const actor = this.directory.wakeTopic(this.knownAgent(agentId), ref, this.deps.clock.now());
     if (!actor) throw new LoomError(401, unknownIdentity(this.wire, agentId));
     const systemId = topicSystemId(agentId, ref.topic);
-    this.tickets.set(actor, followTopic(actor, (ev) => this.inspection.command(systemId, ev), () => this.inspection.recent.forget(systemId)));
+    this.tickets.set(actor, followTopic(actor, (ev) => this.inspection.command(systemId, ev), () => this.inspection.recent.forget(systemId), (ev) => this.inspection.session(ev)));
     return actor;
   }
 
@@ -266,7 +270,7 @@ export class LoomSystem {
   async shutdown(): Promise<void> {
     await this.features.shutdown(warn);
     for (const { id } of this.directory.profiles()) {
-      for (const t of this.directory.topicActors(id)) await disposeSession(t.getSnapshot().context.session).catch((err: unknown) => warn('closing a session', err));
+      for (const t of this.directory.topicActors(id)) this.signals.end(t.getSnapshot().context.session.id);
     }
     this.tree.root.stop();
     killAll('SIGKILL');

@@ -2,7 +2,7 @@ import type { EventsPort } from '../domain/events.js';
 import type { InstallOutcome, InstallRequest } from '../domain/install.js';
 import type { AgentProfile, Clock, EnvStore, PackageRecord, PackageRegistry } from '../domain/ports.js';
 import type { CommandResult } from '../domain/result.js';
-import type { SessionState } from '../domain/session.js';
+import type { SessionChange, SessionState } from '../domain/session.js';
 import type { ShellRunOutcome } from '../domain/shell.js';
 import type { HubName } from '../domain/topic.js';
 import type { WireName } from '../domain/wire.js';
@@ -123,6 +123,8 @@ export interface Services extends FeatureServices {
   packages: PackageRegistry;
   /** Topics of one agent (sorted by topic), and global counts. */
   topics(agentId: string): TopicStatus[];
+  /** Send a change to another topic's session (it applies it like its own commands' changes). */
+  changeSession(agentId: string, topic: string, sessionId: number, c: SessionChange): void;
   counts(): { agents: number; sessions: number };
   /** Hub pages by hub name (behaviour.md §2.12): the built-in ones and the features'. */
   hubs: ReadonlyMap<HubName, HubPage>;
@@ -131,7 +133,10 @@ export interface Services extends FeatureServices {
 /** Everything a running command gets (behaviour.md §2.1 terms). */
 export interface CommandContext {
   agent: AgentProfile;
-  session: SessionState;
+  /** The session as this command sees it: its own changes so far included (read-only). */
+  readonly session: SessionState;
+  /** Record a change of the session; the topic applies it when the command is done (`session.*` events). */
+  change(c: SessionChange): void;
   services: Services;
   /** The command word, lower-cased, without its dotted part. */
   word: string;

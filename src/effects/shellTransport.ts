@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
-import { writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { constants } from 'node:os';
 import type { IPty } from 'node-pty';
+import { directWrite, ptyMasterFd } from '../adapters/nodePty.js';
 import { errorMessage } from '../domain/errors.js';
 
 /**
@@ -78,9 +78,9 @@ const PIPE_ARGS = ['--noprofile', '--norc', '-i'];
 function ptyTransport(pty: PtyModule, cwd: string, env: NodeJS.ProcessEnv): ShellTransport {
   const p: IPty = pty.spawn(SHELL, PTY_ARGS, { name: env.TERM ?? 'dumb', cols: PTY_COLS, rows: PTY_ROWS, cwd, env, encoding: null });
   // forkpty leaves the master inheritable (see native/fd.cc): no other child may hold it.
-  const fd = (p as unknown as { _fd?: unknown })._fd;
-  if (typeof fd === 'number') setCloexec(fd);
-  const write = typeof fd === 'number' ? directWrite(p, fd) : (data: string) => p.write(data);
+  const fd = ptyMasterFd(p);
+  if (fd !== null) setCloexec(fd);
+  const write = fd !== null ? directWrite(p, fd) : (data: string) => p.write(data);
   return {
     kind: 'pty',
     pid: p.pid,
@@ -89,32 +89,6 @@ function ptyTransport(pty: PtyModule, cwd: string, env: NodeJS.ProcessEnv): Shel
     // With `encoding: null` node-pty hands out Buffers; its typings say string.
     onData: (listener) => { p.onData((d) => listener(d as unknown as Buffer)); },
     onExit: (listener) => { p.onExit(({ exitCode, signal }) => listener(signal ? 128 + signal : exitCode)); },
-  };
-}
-
-/**
- * Writes to a PTY master, at once when nothing is queued. node-pty's own write goes through the
- * libuv threadpool (an async fs.write), which cost ~50 µs of the event loop per command here (CPU
- * profile of bench/bash; the bare node-pty loop pays it as well). A command line fits the tty's
- * input buffer, so a write on the master (non-blocking, node-pty sets it so) takes it whole; what
- * it does not take (EAGAIN, a short write) goes to node-pty's queue, and so does every write while
- * that queue holds anything, so bytes never overtake each other.
- */
-export function directWrite(p: IPty, fd: number): (data: string) => void {
-  const queue = (p as unknown as { _writeStream?: { _writeQueue?: unknown[] } })._writeStream;
-  // Another node-pty layout: its own write only.
-  if (!Array.isArray(queue?._writeQueue)) return (data) => p.write(data);
-  return (data) => {
-    if ((queue._writeQueue as unknown[]).length > 0) return p.write(data);
-    const bytes = Buffer.from(data, 'utf8');
-    let done = 0;
-    try {
-      done = writeSync(fd, bytes);
-    } catch {
-      // EAGAIN: the queue waits for room. Anything else (EIO, the shell is gone): node-pty's own
-      // write meets the same error and handles it as it always does; the exit arrives separately.
-    }
-    if (done < bytes.length) p.write(bytes.subarray(done) as unknown as string);
   };
 }
 

@@ -1,4 +1,4 @@
-import { CapabilityService } from '../actors/capabilities.js';
+import { CapabilityService } from '../services/capabilities.js';
 import { invalidCapability, parseCapabilitySpec, type CapabilitySpec } from '../domain/capability.js';
 import { FS_VERBS } from '../domain/fsPath.js';
 import { CAPABILITY_MAX_TTL_MS } from '../domain/limits.js';

@@ -1,6 +1,6 @@
 import type { SystemContribution } from '../actors/contributions.js';
 import type { AgentDirectory } from '../actors/directory.js';
-import type { Inspection } from '../actors/inspection.js';
+import type { Inspection } from '../services/inspection.js';
 import type { DaemonInfo } from '../commands/types.js';
 import type { AgentStore, Clock, EnvStore } from '../domain/ports.js';
 import type { RouteModule } from '../http/app.js';

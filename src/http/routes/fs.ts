@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Express } from 'express';
-import type { Grant, Verification } from '../../actors/capabilities.js';
+import type { Grant, Verification } from '../../services/capabilities.js';
 import { LoomError } from '../../domain/errors.js';
 import { displayFsPath, insidePrefix, parseFsPath, VERB_OF_METHOD } from '../../domain/fsPath.js';
 import { FS_MAX_BYTES } from '../../domain/limits.js';

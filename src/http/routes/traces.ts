@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import type { Express } from 'express';
-import type { TraceService } from '../../actors/traces.js';
+import type { TraceService } from '../../services/traces.js';
 import { LoomError } from '../../domain/errors.js';
 import { isAgentId } from '../../domain/ids.js';
 import { TRACE_NOTE_CHARS } from '../../domain/limits.js';

@@ -7,7 +7,7 @@ import type { Clock } from '../domain/ports.js';
 import type { TraceHeader } from '../domain/trace.js';
 import { parseTopic, topicScope } from '../domain/topic.js';
 import type { EnvStore } from '../domain/ports.js';
-import type { AgentDirectory } from './directory.js';
+import type { AgentDirectory } from '../actors/directory.js';
 import type { Inspection } from './inspection.js';
 import { FileStepBudget, TraceRecording, type TraceInfo } from './traceRecording.js';
 

@@ -3,8 +3,8 @@ import { displayPath } from '../commands/format.js';
 import type { ShellRunOutcome, ShellStateName, ShellView } from '../domain/shell.js';
 import { endAllShells } from '../effects/shellProcess.js';
 import type { ShellContext } from '../machines/shell.js';
-import type { AgentDirectory } from './directory.js';
-import type { ShellActor } from './tree.js';
+import type { AgentDirectory } from '../actors/directory.js';
+import type { ShellActor } from '../actors/tree.js';
 
 /** The public view of a shell actor (domain/shell.ts ShellView). */
 export function shellView(ref: ShellActor): ShellView {
