@@ -32,7 +32,8 @@ function optionsOf(cmd: Command, program: Command): readonly Option[] {
   return cmd === program ? program.options : [...cmd.options, ...program.options];
 }
 
-const visible = (cmd: Command) => cmd.commands.filter((c) => !(c as unknown as { _hidden?: boolean })._hidden);
+/** The subcommands help lists (hidden ones not; commander's own `help` too). */
+const visible = (cmd: Command) => cmd.createHelp().visibleCommands(cmd);
 
 /** Walk the finished words (all but the one under the cursor) down the command tree. */
 function walk(program: Command, words: string[]): Position {
