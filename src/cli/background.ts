@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WIRES } from '../domain/wire.js';
@@ -82,6 +82,9 @@ async function waitFor(opts: GlobalOpts, what: string, ms: number, done: () => P
   return done();
 }
 
+/** How much of the log's end `loom start` reads for the reason of a failed start. */
+const START_LOG_TAIL = 16 * 1024;
+
 /**
  * Why a daemon that exited at start-up failed: the last line it wrote to its log after `from`
  * (`loom: port 3930 is in use` → `port 3930 is in use`), or null when it wrote none.
@@ -89,7 +92,13 @@ async function waitFor(opts: GlobalOpts, what: string, ms: number, done: () => P
 export function startFailure(log: string, from: number): string | null {
   let text: string;
   try {
-    text = readFileSync(log).subarray(from).toString('utf8');
+    // Only the tail of what this start appended: the reason is in its last lines.
+    const size = statSync(log).size;
+    const start = Math.max(from, size - START_LOG_TAIL);
+    const buf = Buffer.alloc(Math.max(0, size - start));
+    const fd = openSync(log, 'r');
+    try { readSync(fd, buf, 0, buf.length, start); } finally { closeSync(fd); }
+    text = buf.toString('utf8');
   } catch {
     // No log to read: the generic message (with the log's path) is all there is.
     return null;

@@ -88,7 +88,8 @@ async function argumentCandidates(at: Position): Promise<Candidate[]> {
   const name = arg?.name();
   const parent = at.cmd.parent?.name();
   if (name === 'shell') return COMPLETION_SHELLS.map((s): Candidate => [s, 'shell']);
-  if ((name === 'id' && parent === 'agent') || name === 'agent') return agents(at.opts);
+  // `agent add <id>` names a new agent: nothing to offer.
+  if ((name === 'id' && parent === 'agent' && at.cmd.name() !== 'add') || name === 'agent') return agents(at.opts);
   if (name === 'topic') return topics(at.opts);
   // Files, sources, trace ids, free text: the shell's own completion (the scripts fall back to files).
   return [];
