@@ -63,6 +63,26 @@ describe('loom completion bash|zsh|fish', () => {
     expect([check.status, check.stderr]).toEqual([0, '']);
   });
 
+  const has = (shell: string) => spawnSync(shell, ['-c', 'exit 0']).status === 0;
+
+  it.each(['zsh', 'fish'])('when %s is installed, then its script parses (zsh -n, fish -n)', async (shell) => {
+    if (!has(shell)) return;
+    const r = await loom(d, ['completion', shell]);
+    const file = join(binWith(''), `loom.${shell}`);
+    writeFileSync(file, r.stdout);
+    const check = spawnSync(shell, ['-n', file], { encoding: 'utf8' });
+    expect([check.status, check.stderr]).toEqual([0, '']);
+  });
+
+  it('when fish is installed, then its script completes subcommands and agents through the built CLI', () => {
+    if (!has('fish')) return;
+    const bin = binWith(`#!/bin/sh\nexec "${process.execPath}" "${CLI}" "$@"\n`);
+    const r = spawnSync('fish', ['--no-config', '-c', 'loom completion fish | source; complete -C "loom agent u"; complete -C "loom --agent a"'], {
+      env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, SVC_PORT: String(d.port), SVC_DATA_DIR: d.dataDir }, encoding: 'utf8',
+    });
+    expect(r.stdout).toBe('use\tMake <id> the default agent of this CLI\nana\tagent\n');
+  });
+
   it('when the shell is unknown or missing, then a usage error (exit 2)', async () => {
     expect(await loom(d, ['completion', 'ksh'])).toEqual({ code: 2, stdout: '', stderr: "loom: unknown shell 'ksh' (use bash, zsh or fish)\n" });
     expect(await loom(d, ['completion'])).toEqual({ code: 2, stdout: '', stderr: "loom: missing required argument 'shell'\n" });
