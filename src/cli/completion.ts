@@ -12,8 +12,12 @@ import { COMPLETION_SCRIPTS, COMPLETION_SHELLS, isCompletionShell } from './comp
 /** One candidate: the word and a short description (shells that show one do). */
 export type Candidate = [word: string, description: string];
 
-/** Global options that take a value, and what the walk keeps of them. */
-const GLOBAL_VALUES = new Set(['--port', '--agent', '--wire']);
+/** Keep the value of `--port`, `--agent` or `--wire` (the daemon and agent the candidates come from). */
+function keep(opts: GlobalOpts, flag: string | undefined, value: string): void {
+  if (flag === '--port') opts.port = value;
+  else if (flag === '--agent') opts.agent = value;
+  else if (flag === '--wire') opts.wire = value;
+}
 
 /** Where the words typed so far leave the cursor. */
 interface Position {
@@ -40,12 +44,7 @@ function walk(program: Command, words: string[]): Position {
   const at: Position = { cmd: program, args: [], valueOf: null, topic: null, opts: {} };
   for (const w of words) {
     if (at.valueOf) {
-      const name = at.valueOf.long;
-      if (at.cmd === program || GLOBAL_VALUES.has(name ?? '')) {
-        if (name === '--port') at.opts.port = w;
-        if (name === '--agent') at.opts.agent = w;
-        if (name === '--wire') at.opts.wire = w;
-      }
+      keep(at.opts, at.valueOf.long, w);
       at.valueOf = null;
       continue;
     }
@@ -54,9 +53,11 @@ function walk(program: Command, words: string[]): Position {
       continue;
     }
     if (w.startsWith('-')) {
-      const [flag] = w.split('=');
+      const eq = w.indexOf('=');
+      const flag = eq < 0 ? w : w.slice(0, eq);
       const opt = optionsOf(at.cmd, program).find((o) => o.long === flag || o.short === flag);
-      if (opt && (opt.required || opt.optional) && !w.includes('=')) at.valueOf = opt;
+      if (eq >= 0) keep(at.opts, flag, w.slice(eq + 1));
+      else if (opt && (opt.required || opt.optional)) at.valueOf = opt;
       continue;
     }
     const sub = at.args.length === 0 ? at.cmd.commands.find((c) => c.name() === w || c.aliases().includes(w)) : undefined;

@@ -108,6 +108,11 @@ describe('loom __complete', () => {
     expect(await offered(['--agent', 'leo', 're'])).toEqual(['replay', 'research']);
     expect(await offered(['re'], { LOOM_AGENT_ID: 'leo' })).toEqual(['replay', 'research']);
     expect(await offered(['re'], { LOOM_AGENT_ID: 'ana' })).toEqual(['replay']);
+    expect(await offered(['--agent=leo', 're'])).toEqual(['replay', 'research']);
+    // The port typed on the line wins, as it would for the command.
+    const elsewhere = { port: await freePort(), dataDir: d.dataDir };
+    expect(await offered(['--port', String(d.port), '--agent', ''], {}, elsewhere)).toEqual(['ana', 'leo']);
+    expect(await offered(['--agent', ''], {}, elsewhere)).toEqual([]);
   });
 
   it('when the bash script runs the built CLI, then it completes subcommands and agents', () => {
