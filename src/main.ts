@@ -1,5 +1,8 @@
 import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { ConfigError, loadConfig } from './config.js';
+import { WIRES } from './domain/wire.js';
+import { writePidFile } from './stores/pidFile.js';
 import { closeServer, compose, listen } from './daemon.js';
 import { RegistryReadError } from './stores/jsonAdapter.js';
 import { SHUTDOWN_GRACE_MS } from './domain/limits.js';
@@ -59,6 +62,8 @@ export async function runDaemon(opts: DaemonRunOptions = {}): Promise<void> {
     }
     throw err;
   }
+  const removePid = writePidFile(join(config.dataDir, WIRES[config.wire].files.pid));
+  process.on('exit', removePid);
   const s = server;
   const c = composition;
   stop = (delayMs: number) => {

@@ -86,7 +86,17 @@ export function installedLines(out: Extract<InstallOutcome, { ok: true }>): stri
   if (r.mode === 'link') line = `${out.reinstalled ? 'Reinstalled' : 'Linked'} app:${r.name} → ${r.uri} (fetched on every open)`;
   else if (r.mode === 'inplace') line = `${out.reinstalled ? 'Reinstalled' : 'Installed'} app:${r.name} in place → ${out.display}`;
   else line = `${out.reinstalled ? 'Reinstalled' : 'Installed'} app:${r.name} (local, ${plural(r.files ?? 0, 'file')}${skipped}) from ${r.source}`;
-  return [line, nextLine(r.type === 'tool' ? [`/open app:${r.name}`, '/open tool'] : [`/open app:${r.name}`])];
+  return [line, ...replacedRows(out.previous, r), nextLine(r.type === 'tool' ? [`/open app:${r.name}`, '/open tool'] : [`/open app:${r.name}`])];
+}
+
+/**
+ * What a reinstall replaced, source and version before and after, aligned (behaviour.md §7.5):
+ * `  was: ~/apps/notes  0.1.0  local` / `  now: https://…/manifest.json  0.2.0  link`.
+ */
+function replacedRows(prev: PackageRecord | undefined, now: PackageRecord): string[] {
+  if (!prev) return [];
+  const row = (label: string, p: PackageRecord) => [label, p.source, p.version ?? '-', p.mode];
+  return columns([row('was:', prev), row('now:', now)]);
 }
 
 /** `/install [<source>] [--app|--tool] [--link|--local] [--as <name>]` (behaviour.md §7.1). */

@@ -156,7 +156,7 @@ export async function runInstall(deps: InstallDeps, input: InstallInput, report:
       const prev = deps.store.get(req.agentId, name);
       const record = recordOf(plan, { name, type, front, home: req.home, installId: input.installId, at: deps.clock.now() });
       await commitPackage({ home: req.home, name, hex, staging, replaceFolder: prev?.mode === 'local', register: () => deps.store.put(req.agentId, record) });
-      return { ok: true as const, record, reinstalled: prev !== undefined, symlinksSkipped: plan.symlinksSkipped, display: plan.display };
+      return { ok: true as const, record, reinstalled: prev !== undefined, ...(prev ? { previous: prev } : {}), symlinksSkipped: plan.symlinksSkipped, display: plan.display };
     });
   } catch (err) {
     if (staging) await removeTree(staging).catch((wipe: unknown) => process.emitWarning(`removing ${staging}: ${errorMessage(wipe)}`));
