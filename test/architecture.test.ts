@@ -154,3 +154,10 @@ describe('docs/architecture.md names only files that exist', () => {
     expect(missing).toEqual([]);
   });
 });
+
+describe('small files (architecture.md house habits)', () => {
+  it('no file in src/actors is over 300 lines', () => {
+    const long = files(join(src, 'actors')).map((f) => [relative(src, f), readFileSync(f, 'utf8').split('\n').length - 1] as const).filter(([, n]) => n > 300);
+    expect(long).toEqual([]);
+  });
+});

@@ -1,3 +1,5 @@
+import type { DocMeta } from '../domain/result.js';
+import { sessionMeta } from '../domain/session.js';
 import type { TopicStatus } from '../commands/types.js';
 import type { InstallProgress } from '../domain/install.js';
 import type { TopicRef } from '../domain/topic.js';
@@ -269,5 +271,12 @@ export class AgentDirectory {
   /** Every live shell. */
   shells(): ShellActor[] {
     return Object.entries(this.root.system.getAll() as Record<string, ShellActor>).filter(([id]) => id.startsWith('shell:')).map(([, ref]) => ref);
+  }
+
+  /** GET /sessions rows of an agent (spec §4.6), read from its topics' snapshots, sorted by topic. */
+  sessionRows(agentId: string): Array<{ topic: string; topic_type: string; executing: boolean; queue_length: number; doc: DocMeta | null }> {
+    return this.topics(agentId).map((t) => ({
+      topic: t.session.ref.topic, topic_type: t.session.ref.type, executing: t.executing, queue_length: t.queueLength, doc: sessionMeta(t.session),
+    }));
   }
 }

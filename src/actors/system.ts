@@ -4,8 +4,6 @@ import { CORE_HUBS } from '../commands/hubs.js';
 import type { HubPage, Services, TopicStatus } from '../commands/types.js';
 import type { AgentInput } from '../domain/agentInput.js';
 import type { PackageRecord } from '../domain/ports.js';
-import type { DocMeta } from '../domain/result.js';
-import { sessionMeta } from '../domain/session.js';
 import { LoomError } from '../domain/errors.js';
 import { WIRES, nounTitle, unknownIdentity, type WireDescription } from '../domain/wire.js';
 import type { InstallProgress } from '../domain/install.js';
@@ -259,13 +257,6 @@ export class LoomSystem {
   /** DELETE /sessions/{agent_id}/{topic}: false when the topic is not open (spec §4.6). */
   closeSession(agentId: string, topic: string): boolean {
     return this.directory.closeTopic(agentId, topic, this.deps.clock.now());
-  }
-
-  /** GET /sessions rows of an agent (spec §4.6), read from its topics' snapshots, sorted by topic. */
-  sessionRows(agentId: string): Array<{ topic: string; topic_type: string; executing: boolean; queue_length: number; doc: DocMeta | null }> {
-    return this.directory.topics(agentId).map((t) => ({
-      topic: t.session.ref.topic, topic_type: t.session.ref.type, executing: t.executing, queue_length: t.queueLength, doc: sessionMeta(t.session),
-    }));
   }
 
   /** Open topics of an agent with queue state, sorted by topic. */
