@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { constants } from 'node:os';
 import type { IPty } from 'node-pty';
 import { errorMessage } from '../domain/errors.js';
+import { setCloexec } from './nativeFd.js';
 
 /**
  * The byte channel of a persistent shell (behaviour.md §8.3): `/bin/bash --noprofile --norc` on a
@@ -47,22 +48,6 @@ function loadPty(): PtyModule | null {
     ptyModule = null;
   }
   return ptyModule;
-}
-
-let fdModule: { cloexec(fd: number): void } | null | undefined;
-
-/** Mark a descriptor close-on-exec with the native helper (native/fd.cc); false when it is not built. */
-function setCloexec(fd: number): boolean {
-  if (fdModule === undefined) {
-    try {
-      fdModule = requireHere('../../build/Release/loom_fd.node') as { cloexec(fd: number): void };
-    } catch {
-      fdModule = null;
-    }
-  }
-  if (!fdModule) return false;
-  fdModule.cloexec(fd);
-  return true;
 }
 
 /** True when a PTY library is loaded or loadable (for /describe; loads it). */
