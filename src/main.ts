@@ -1,4 +1,6 @@
+import { mkdirSync } from 'node:fs';
 import { ConfigError, loadConfig } from './config.js';
+import { adoptDataDir } from './effects/leftoverProcesses.js';
 import { closeServer, compose, listen } from './daemon.js';
 import { RegistryReadError } from './stores/jsonAdapter.js';
 import { SHUTDOWN_GRACE_MS } from './domain/limits.js';
@@ -20,6 +22,10 @@ export async function runDaemon(opts: { port?: string; wire?: string; quiet?: bo
     }
     throw err;
   }
+  // Before anything starts: what a crashed daemon on this data directory left is ended (behaviour.md §1.1).
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const processes = adoptDataDir(config.dataDir);
+  if (processes.ended !== null) process.stderr.write(`loom: ended ${processes.ended} ${processes.ended === 1 ? 'process' : 'processes'} left by an earlier daemon\n`);
   let stopping = false;
   // eslint-disable-next-line prefer-const
   let stop: (delayMs: number) => void;
@@ -53,6 +59,8 @@ export async function runDaemon(opts: { port?: string; wire?: string; quiet?: bo
     setTimeout(() => {
       void (async () => {
         await c.system.shutdown();
+        // Jobs that left their shell's process group (setsid) still carry this daemon's marker.
+        processes.stop();
         await closeServer(s);
         process.exit(0);
       })();

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { constants } from 'node:os';
 import type { IPty } from 'node-pty';
 import { errorMessage } from '../domain/errors.js';
+import { withMarker } from './daemonMarker.js';
 import { setCloexec } from './nativeFd.js';
 
 /**
@@ -128,7 +129,9 @@ function pipeTransport(cwd: string, env: NodeJS.ProcessEnv): ShellTransport {
  * Start `/bin/bash --noprofile --norc` in `cwd` with `env`: on a PTY when one can be opened, else on
  * pipes (behaviour.md §8.3, beyond spec; `pipes` forces them). Throws when neither starts.
  */
-export function startTransport(cwd: string, env: NodeJS.ProcessEnv, opts: { pipes?: boolean } = {}): ShellTransport {
+export function startTransport(cwd: string, given: NodeJS.ProcessEnv, opts: { pipes?: boolean } = {}): ShellTransport {
+  // The shell and its jobs carry the daemon's marker, whatever its environment layers say.
+  const env = withMarker(given);
   const pty = opts.pipes ? null : loadPty();
   if (pty) {
     try {
