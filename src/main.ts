@@ -1,7 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { ConfigError, loadConfig } from './config.js';
-import { adoptDataDir } from './effects/leftoverProcesses.js';
-import { closeServer, compose, listen } from './daemon.js';
+import { adoptDataDir, closeServer, compose, listen } from './daemon.js';
 import { RegistryReadError } from './stores/jsonAdapter.js';
 import { SHUTDOWN_GRACE_MS } from './domain/limits.js';
 import { shortLine, type RequestLogEntry } from './domain/requestLog.js';
