@@ -198,7 +198,7 @@ export class ShellProcess {
   }
 
   /**
-   * Timeout (behaviour.md §8.3): keep the output so far, ^C, then a sentinel that says the shell
+   * Timeout (behaviour.md §8.3): keep the output so far, SIGINT (^C), then a sentinel that says the shell
    * listens again; everything up to that sentinel is dropped. Returns the kept output.
    */
   interrupt(): CapturedOutput {
