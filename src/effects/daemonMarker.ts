@@ -18,6 +18,7 @@ export interface DaemonMark {
 }
 
 let current: string | undefined;
+let used = false;
 
 /** Start time of a process in clock ticks since boot (/proc/<pid>/stat field 22); null when it is gone or unreadable. */
 export function procStartTicks(pid: number): number | null {
@@ -70,5 +71,12 @@ export function setDaemonMarker(dataDir: string): DaemonMark {
  * variables) can remove or forge it; `env` itself when no marker is set (in-process tests).
  */
 export function withMarker(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return current === undefined ? env : { ...env, [MARKER_NAME]: current };
+  if (current === undefined) return env;
+  used = true;
+  return { ...env, [MARKER_NAME]: current };
+}
+
+/** True once a child has been started with the marker (before that, a stop has nothing to look for). */
+export function markerUsed(): boolean {
+  return used;
 }

@@ -1,7 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { join } from 'node:path';
-import { daemonRunning, dataDirIdentity, MARKER_NAME, parseMark, procStartTicks, setDaemonMarker, type DaemonMark } from './daemonMarker.js';
+import { daemonRunning, dataDirIdentity, MARKER_NAME, markerUsed, parseMark, procStartTicks, setDaemonMarker, type DaemonMark } from './daemonMarker.js';
 import { signalIfStarted } from './nativeFd.js';
 
 /**
@@ -122,26 +122,29 @@ export function endLeftovers(dataDir: string, dataDirId: string): number | null 
 export interface ProcessWatch {
   /** Processes ended at start-up; null when no earlier daemon had died. */
   readonly ended: number | null;
-  /** Clean stop: SIGKILL what this daemon's children left (setsid jobs), remove the record. Returns how many. */
+  /** Stop: SIGKILL what this daemon's children left (setsid jobs), remove the record. Returns how many (once; then 0). */
   stop(): number;
 }
 
 /**
  * Start-up of a daemon on `dataDir` (it must exist): end what dead daemons left, then set this
- * daemon's marker for every child and record it. The record goes on any exit of the process.
+ * daemon's marker for every child and record it. Any exit that still runs code (a clean stop, an
+ * uncaught exception, process.exit) does the same as stop(); only a kill -9 or a lost machine
+ * leaves the record for the next start.
  */
 export function adoptDataDir(dataDir: string): ProcessWatch {
   const id = dataDirIdentity(dataDir);
   const ended = endLeftovers(dataDir, id);
   const mark = setDaemonMarker(dataDir);
   const record = writeDaemonRecord(dataDir, mark);
-  process.once('exit', () => removeDaemonRecord(record));
-  return {
-    ended,
-    stop() {
-      const n = killMarked(id, (m) => m.pid === mark.pid && m.startTicks === mark.startTicks);
-      removeDaemonRecord(record);
-      return n;
-    },
+  let stopped = false;
+  const stop = (): number => {
+    if (stopped) return 0;
+    stopped = true;
+    const n = markerUsed() ? killMarked(id, (m) => m.pid === mark.pid && m.startTicks === mark.startTicks) : 0;
+    removeDaemonRecord(record);
+    return n;
   };
+  process.once('exit', stop);
+  return { ended, stop };
 }
