@@ -76,6 +76,15 @@ export function withMarker(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return { ...env, [MARKER_NAME]: current };
 }
 
+/**
+ * The name prefix of a shell's private folder: `loom-shell-<daemon pid>.<start ticks>-` once the marker
+ * is set, so the folders a crashed daemon left can be told from a running daemon's and removed.
+ */
+export function shellFolderPrefix(): string {
+  const m = current === undefined ? null : parseMark(current);
+  return m ? `loom-shell-${m.pid}.${m.startTicks}-` : 'loom-shell-';
+}
+
 /** True once a child has been started with the marker (before that, a stop has nothing to look for). */
 export function markerUsed(): boolean {
   return used;

@@ -3,6 +3,7 @@ import { constants } from 'node:os';
 import { join } from 'node:path';
 import { daemonRunning, dataDirIdentity, MARKER_NAME, markerUsed, parseMark, procStartTicks, setDaemonMarker, type DaemonMark } from './daemonMarker.js';
 import { signalIfStarted } from './nativeFd.js';
+import { scriptFolderBase } from './shellProcess.js';
 
 /**
  * Processes a daemon leaves behind (behaviour.md §1.1). While a daemon runs, `<data>/daemons/<pid>.<start
@@ -118,6 +119,33 @@ export function endLeftovers(dataDir: string, dataDirId: string): number | null 
   return ended;
 }
 
+const SHELL_FOLDER_RE = /^loom-shell-(\d+)\.(\d+)-/;
+
+/**
+ * Remove the private folders (command script, command pipe) of shells whose daemon no longer runs;
+ * their names carry the daemon (effects/daemonMarker.ts shellFolderPrefix). Returns how many.
+ */
+export function removeDeadShellFolders(base: string): number {
+  let names: string[];
+  try {
+    names = readdirSync(base);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const name of names) {
+    const m = SHELL_FOLDER_RE.exec(name);
+    if (!m || daemonRunning({ pid: Number(m[1]), startTicks: Number(m[2]) })) continue;
+    try {
+      rmSync(join(base, name), { recursive: true, force: true });
+      removed++;
+    } catch {
+      // Another user's folder in a shared temp folder: not ours to remove.
+    }
+  }
+  return removed;
+}
+
 /** A daemon's hold on its data directory's processes (see adoptDataDir). */
 export interface ProcessWatch {
   /** Processes ended at start-up; null when no earlier daemon had died. */
@@ -135,6 +163,7 @@ export interface ProcessWatch {
 export function adoptDataDir(dataDir: string): ProcessWatch {
   const id = dataDirIdentity(dataDir);
   const ended = endLeftovers(dataDir, id);
+  removeDeadShellFolders(scriptFolderBase());
   const mark = setDaemonMarker(dataDir);
   const record = writeDaemonRecord(dataDir, mark);
   let stopped = false;

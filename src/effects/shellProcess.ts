@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { EXEC_OUTPUT_BYTES } from '../domain/limits.js';
 import { errorMessage } from '../domain/errors.js';
 import { HeadTailCapture } from './captures.js';
+import { shellFolderPrefix } from './daemonMarker.js';
 import { track } from './processes.js';
 import { failLine, freshHex, initLine, recoveryLine, runLine, SentinelScanner, sentinelTag, type SentinelReport } from './shellProtocol.js';
 import { openCommandChannel, type CommandChannel } from './shellInput.js';
@@ -117,7 +118,7 @@ export class ShellProcess {
   /** Start `/bin/bash` in `cwd` (behaviour.md §8.3); throws when no shell can be started. */
   constructor(opts: { cwd: string; env: NodeJS.ProcessEnv; hooks: ShellHooks; pipes?: boolean }) {
     if (!statSync(opts.cwd).isDirectory()) throw new Error(`${opts.cwd} is not a folder`);
-    this.dir = mkdtempSync(join(scriptFolderBase(), 'loom-shell-'));
+    this.dir = mkdtempSync(join(scriptFolderBase(), shellFolderPrefix()));
     this.script = join(this.dir, 'command.sh');
     try {
       this.scriptFd = openSync(this.script, 'w', 0o600);

@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
-import { rmSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
+import { scriptFolderBase } from '../../src/effects/shellProcess.js';
 import { LoomClient } from '../../src/client/index.js';
 import { startDaemon, tempDir, type RunningDaemon } from '../helpers/daemon.js';
 import { alive, loomProcesses, waitFor } from '../shell/support.js';
@@ -55,8 +56,12 @@ describe('behaviour.md §1.1 a daemon ends what a crashed daemon left', () => {
     expect(await body(c, 'tab', '/exec sleep 1004 >/dev/null 2>&1 & echo one-shot')).toBe('exit: 0 | cwd: ~\n---\none-shot');
     await waitFor(() => sleeps().length === 4, 5000);
 
+    const shellFolders = () => readdirSync(scriptFolderBase()).filter((n) => n.startsWith(`loom-shell-${first.proc.pid}.`));
+    expect(shellFolders()).toHaveLength(1);
     await first.kill();
     const left = await settled();
+    // The crashed daemon's shell folder (script and command pipe) is left too.
+    expect(shellFolders()).toHaveLength(1);
     // What the crash leaves: the four jobs at least (SIGHUP ignored, a new session, a one-shot's orphan).
     expect(sleeps().map((p) => p.cmd).sort()).toEqual(['sleep 1001', 'sleep 1002', 'sleep 1003', 'sleep 1004']);
 
@@ -65,6 +70,7 @@ describe('behaviour.md §1.1 a daemon ends what a crashed daemon left', () => {
     expect(second.stderr()).toContain(`loom: ended ${left.length} processes left by an earlier daemon\n`);
     await waitFor(() => left.every((pid) => !alive(pid)), 5000);
     expect(loomProcesses(AGENT)).toEqual([]);
+    expect(shellFolders()).toEqual([]);
 
     // The new daemon's own shells work, and a clean stop after it ends its setsid jobs too.
     const c2 = new LoomClient(second.base, AGENT);

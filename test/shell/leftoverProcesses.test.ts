@@ -4,7 +4,7 @@ import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { join } from 'node:path';
 import { dataDirIdentity, parseMark, procStartTicks } from '../../src/effects/daemonMarker.js';
-import { endLeftovers } from '../../src/effects/leftoverProcesses.js';
+import { endLeftovers, removeDeadShellFolders } from '../../src/effects/leftoverProcesses.js';
 import { signalIfStarted } from '../../src/effects/nativeFd.js';
 import { tempDir } from '../helpers/daemon.js';
 import { alive, waitFor } from './support.js';
@@ -71,6 +71,18 @@ describe('behaviour.md §1.1 the start-up sweep of what a crashed daemon left', 
     expect(signalIfStarted(pid, ticks, constants.signals.SIGKILL)).toBe(true);
     await waitFor(() => !alive(pid), 5000);
     expect(signalIfStarted(deadPid(), ticks, constants.signals.SIGKILL)).toBe(false);
+  });
+
+  it('when shell folders name a dead daemon, then they are removed; a running daemon\'s and unnamed ones stay', () => {
+    const base = dir();
+    const dead = `loom-shell-${deadPid()}.77-aaaaaa`;
+    const live = `loom-shell-${process.pid}.${procStartTicks(process.pid)}-bbbbbb`;
+    for (const name of [dead, live, 'loom-shell-cccccc', 'other']) {
+      mkdirSync(join(base, name));
+      writeFileSync(join(base, name, 'command.sh'), 'echo\n');
+    }
+    expect(removeDeadShellFolders(base)).toBe(1);
+    expect(readdirSync(base).sort()).toEqual([live, 'loom-shell-cccccc', 'other'].sort());
   });
 
   it('when a marker is malformed, then it is not one', () => {
