@@ -18,5 +18,17 @@
       "defines": ["NAPI_DISABLE_CPP_EXCEPTIONS", "NAPI_VERSION=8"],
       "cflags_cc": ["-std=c++17", "-O2"]
     }
+  ],
+  "conditions": [
+    ["OS=='linux'", {
+      "targets": [
+        {
+          "target_name": "loom_sandbox",
+          "type": "executable",
+          "sources": ["native/sandbox.cc"],
+          "cflags_cc": ["-std=c++17", "-O2"]
+        }
+      ]
+    }]
   ]
 }

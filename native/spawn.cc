@@ -12,6 +12,17 @@
 //   on the event loop), reaping it. libuv reaps only the children it started itself.
 // reap(pid) -> boolean: reap an ended child without waiting (true when it was reaped or is gone);
 //   for a child whose watch could not be set up (the caller kills it first).
+// spawn(file, argv, envp, cwd, {rw, ro, abi}): the same child confined by Landlock (confine.h,
+//   docs/sandbox.md). posix_spawn runs no code of ours in the child, so this path does what it does
+//   by hand: clone(CLONE_VM | CLONE_VFORK) onto a small stack, the child sets itself up with raw
+//   system calls only and restricts itself before execve. The ruleset is built in the parent (it
+//   only describes; nothing is confined until the child calls restrict_self).
+// landlockAbi() -> number: the kernel's Landlock ABI (0 when it has none).
+// scrubEnviron() -> number: moves the process's environment strings to the heap and zeroes the
+//   block the kernel shows as /proc/<pid>/environ, which Landlock does not guard on every kernel
+//   (docs/sandbox.md); returns how many strings were moved. getenv and Node's process.env are unchanged.
+#include "confine.h"
+
 #include <napi.h>
 #include <uv.h>
 
@@ -21,6 +32,8 @@
 #include <signal.h>
 #include <spawn.h>
 #include <string>
+#include <sched.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -51,6 +64,127 @@ std::vector<char*> Pointers(std::vector<std::string>& s) {
   return out;
 }
 
+// What the confined child needs, prepared by the parent: the child only reads it and, on failure,
+// writes `err` and `step` (it shares the parent's memory until execve).
+struct ChildArgs {
+  const char* file;
+  char* const* argv;
+  char* const* envp;
+  const char* cwd;
+  int out;
+  int err;
+  int ruleset;
+  int failErrno;
+  const char* failStep;
+};
+
+// Kernel sigaction layout for rt_sigaction (the libc wrapper is not async-signal-safe to rely on here).
+struct KernelSigaction {
+  void (*handler)(int);
+  unsigned long flags;
+  void (*restorer)();
+  uint64_t mask;
+};
+
+int ConfinedChild(void* p) {
+  ChildArgs* a = static_cast<ChildArgs*>(p);
+  // Every handler back to its default while all signals are still blocked (the parent blocked them
+  // before clone): a daemon handler must never run in this child, which shares its memory.
+  KernelSigaction dfl = {};
+  dfl.handler = SIG_DFL;
+  for (int sig = 1; sig < 65; sig++) {
+    if (sig == SIGKILL || sig == SIGSTOP) continue;
+    syscall(SYS_rt_sigaction, sig, &dfl, nullptr, sizeof(uint64_t));
+  }
+  const char* step = nullptr;
+  int nul = -1;
+  if (syscall(SYS_setsid) < 0) step = "setsid";
+  if (!step && (nul = static_cast<int>(syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDONLY, 0))) < 0) step = "open /dev/null";
+  if (!step && syscall(SYS_dup3, nul, 0, 0) < 0 && nul != 0) step = "dup3";
+  if (!step && nul != 0) syscall(SYS_close, nul);
+  if (!step && syscall(SYS_dup3, a->out, 1, 0) < 0) step = "dup3";
+  if (!step && syscall(SYS_dup3, a->err, 2, 0) < 0) step = "dup3";
+  if (!step && syscall(SYS_chdir, a->cwd) < 0) step = "chdir";
+  if (!step) {
+    int rc = confine::Restrict(a->ruleset, &step);
+    if (rc < 0) errno = -rc;
+  }
+  if (!step) {
+    uint64_t none = 0;
+    syscall(SYS_rt_sigprocmask, SIG_SETMASK, &none, nullptr, sizeof none);
+    syscall(SYS_execve, a->file, a->argv, a->envp);
+    step = "execve";
+  }
+  a->failErrno = errno;
+  a->failStep = step;
+  syscall(SYS_exit_group, 127);
+  return 127;
+}
+
+// The confined child: [pid, stdoutFd, stderrFd] as Spawn, or throws what failed (nothing runs).
+Napi::Value SpawnConfined(Napi::Env env, const std::string& file, std::vector<char*>& argv, std::vector<char*>& envp,
+                          const std::string& cwd, Napi::Object opts) {
+  if (!opts.Get("rw").IsArray() || !opts.Get("ro").IsArray()) {
+    Napi::TypeError::New(env, "spawn(file, argv, envp, cwd, {rw, ro, abi})").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  confine::Plan plan;
+  plan.readWrite = Strings(opts.Get("rw").As<Napi::Array>());
+  plan.readOnly = Strings(opts.Get("ro").As<Napi::Array>());
+  plan.devices = confine::DefaultDevices();
+  int abiMax = opts.Get("abi").IsNumber() ? opts.Get("abi").As<Napi::Number>().Int32Value() : -1;
+  const char* step = "";
+  int ruleset = confine::BuildRuleset(plan, abiMax, &step);
+  if (ruleset < 0) return Fail(env, step, -ruleset);
+
+  int out[2], err[2];
+  if (pipe2(out, O_CLOEXEC) != 0) {
+    int e = errno;
+    close(ruleset);
+    return Fail(env, "pipe2", e);
+  }
+  if (pipe2(err, O_CLOEXEC) != 0) {
+    int e = errno;
+    close(out[0]);
+    close(out[1]);
+    close(ruleset);
+    return Fail(env, "pipe2", e);
+  }
+  const size_t stackSize = 64 * 1024;
+  void* stack = mmap(nullptr, stackSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (stack == MAP_FAILED) {
+    int e = errno;
+    close(out[0]); close(out[1]); close(err[0]); close(err[1]); close(ruleset);
+    return Fail(env, "mmap", e);
+  }
+  ChildArgs a = {file.c_str(), argv.data(), envp.data(), cwd.c_str(), out[1], err[1], ruleset, 0, nullptr};
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
+  int savedErrno = errno;
+  pid_t pid = clone(ConfinedChild, static_cast<char*>(stack) + stackSize, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
+  int cloneErrno = errno;
+  errno = savedErrno;
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  munmap(stack, stackSize);
+  close(out[1]);
+  close(err[1]);
+  close(ruleset);
+  if (pid < 0 || a.failStep) {
+    close(out[0]);
+    close(err[0]);
+    if (pid < 0) return Fail(env, "clone", cloneErrno);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return Fail(env, a.failStep, a.failErrno);
+  }
+  Napi::Array r = Napi::Array::New(env, 3);
+  r.Set(0u, Napi::Number::New(env, pid));
+  r.Set(1u, Napi::Number::New(env, out[0]));
+  r.Set(2u, Napi::Number::New(env, err[0]));
+  return r;
+}
+
 Napi::Value Spawn(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
   if (info.Length() < 4 || !info[0].IsString() || !info[1].IsArray() || !info[2].IsArray() || !info[3].IsString()) {
@@ -63,6 +197,7 @@ Napi::Value Spawn(const Napi::CallbackInfo& info) {
   std::string cwd = info[3].As<Napi::String>().Utf8Value();
   std::vector<char*> argv = Pointers(argvS);
   std::vector<char*> envp = Pointers(envS);
+  if (info.Length() >= 5 && info[4].IsObject()) return SpawnConfined(env, file, argv, envp, cwd, info[4].As<Napi::Object>());
 
   int out[2], err[2];
   if (pipe2(out, O_CLOEXEC) != 0) return Fail(env, "pipe2", errno);
@@ -198,7 +333,29 @@ Napi::Value Reap(const Napi::CallbackInfo& info) {
   return Napi::Boolean::New(env, r != 0);
 }
 
+extern "C" char** environ;
+
+Napi::Value ScrubEnviron(const Napi::CallbackInfo& info) {
+  uint32_t moved = 0;
+  for (char** e = environ; e && *e; e++) {
+    size_t n = strlen(*e);
+    char* copy = strdup(*e);
+    if (!copy) break;
+    char* old = *e;
+    *e = copy;
+    memset(old, 0, n);
+    moved++;
+  }
+  return Napi::Number::New(info.Env(), moved);
+}
+
+Napi::Value LandlockAbi(const Napi::CallbackInfo& info) {
+  return Napi::Number::New(info.Env(), confine::KernelAbi());
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  exports.Set("landlockAbi", Napi::Function::New(env, LandlockAbi));
+  exports.Set("scrubEnviron", Napi::Function::New(env, ScrubEnviron));
   exports.Set("spawn", Napi::Function::New(env, Spawn));
   exports.Set("watch", Napi::Function::New(env, WatchExit));
   exports.Set("reap", Napi::Function::New(env, Reap));

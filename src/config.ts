@@ -1,6 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
+import { isSandboxMode, type SandboxMode } from './domain/sandbox.js';
 import { WIRES, isWireName, type WireName } from './domain/wire.js';
 
 /** Daemon settings from the environment (behaviour.md §1.1). */
@@ -15,6 +16,8 @@ export interface DaemonConfig {
   record?: string;
   /** Base URL of the GitHub REST API for GitHub-style installs (SVC_GITHUB_API, behaviour.md §7.3). */
   githubApi: string;
+  /** The sandbox mode of agents registered without one (`--sandbox`, SVC_SANDBOX; behaviour.md §15). */
+  sandbox: SandboxMode;
 }
 
 /** A configuration error: the process exits 2 with this message on stderr. */
@@ -25,7 +28,7 @@ export class ConfigError extends Error {}
  * `--wire` (either wins over its variable). The wire comes first: it decides the default port
  * (3923 agent, 3100 user; behaviour.md §11).
  */
-export function loadConfig(env: NodeJS.ProcessEnv, opts: { portOverride?: string; wire?: string; record?: string } = {}): DaemonConfig {
+export function loadConfig(env: NodeJS.ProcessEnv, opts: { portOverride?: string; wire?: string; record?: string; sandbox?: string } = {}): DaemonConfig {
   const rawWire = opts.wire ?? (env.SVC_WIRE !== undefined && env.SVC_WIRE !== '' ? env.SVC_WIRE : 'agent');
   if (!isWireName(rawWire)) {
     throw new ConfigError(opts.wire !== undefined ? `loom: invalid --wire "${rawWire}" (use agent or user)` : `loom: invalid SVC_WIRE "${rawWire}" (use agent or user)`);
@@ -42,6 +45,10 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { portOverride?: string
   if (opts.record !== undefined) checkRecordFile(opts.record);
   const githubApi = env.SVC_GITHUB_API && env.SVC_GITHUB_API !== '' ? env.SVC_GITHUB_API : 'https://api.github.com';
   if (!/^https?:\/\/[^/?#]+(\/[^?#]*)?$/.test(githubApi)) throw new ConfigError(`loom: invalid SVC_GITHUB_API "${githubApi}"`);
+  const rawSandbox = opts.sandbox ?? (env.SVC_SANDBOX !== undefined && env.SVC_SANDBOX !== '' ? env.SVC_SANDBOX : 'none');
+  if (!isSandboxMode(rawSandbox)) {
+    throw new ConfigError(opts.sandbox !== undefined ? `loom: invalid --sandbox "${rawSandbox}" (use none or workspace)` : `loom: invalid SVC_SANDBOX "${rawSandbox}" (use none or workspace)`);
+  }
   return {
     port,
     dataDir: env.SVC_DATA_DIR && env.SVC_DATA_DIR !== '' ? env.SVC_DATA_DIR : join(homedir(), '.loom'),
@@ -51,6 +58,7 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { portOverride?: string
     wire,
     ...(opts.record ? { record: opts.record } : {}),
     githubApi,
+    sandbox: rawSandbox,
   };
 }
 

@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { sandboxSupport, scrubDaemonEnvironment } from './effects/sandbox.js';
 import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,7 +9,8 @@ import type { DaemonInfo } from './commands/types.js';
 import type { DaemonConfig } from './config.js';
 import { systemClock, type Clock } from './domain/ports.js';
 import { createApp } from './http/app.js';
-import { execFastPath } from './http/routes/exec.js';
+import { execRoute } from './http/routes/exec.js';
+import { fastPath } from './http/fastPath.js';
 import { upgradeListener } from './http/upgrade.js';
 import { corsHeaders } from './http/guard.js';
 import type { AppContext } from './http/context.js';
@@ -48,22 +50,24 @@ export type RequestLogOption = false | { echo?: (entry: RequestLogEntry) => void
  */
 export async function compose(config: DaemonConfig, opts: { clock?: Clock; memory?: boolean; onShutdown?: () => void; queue?: { max: number; waitMs: number }; requestLog?: RequestLogOption } = {}): Promise<Composition> {
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  scrubDaemonEnvironment();
   const wire = WIRES[config.wire];
   // Temp files of writes a crash interrupted (issue 12, defect 10), before anything is written; the
   // same scan says which agents have a state folder, so start-up probes skip the rest.
   const { stateFolders } = removeLeftoverTemps(config.dataDir, wire.stateRoot);
   let port = config.port;
   const clock = opts.clock ?? systemClock;
-  const info: DaemonInfo = { version: VERSION, role: config.role, label: config.label, wire: config.wire, startedAt: clock.now(), port: () => port, dataDir: config.dataDir };
+  const info: DaemonInfo = { version: VERSION, role: config.role, label: config.label, wire: config.wire, startedAt: clock.now(), port: () => port, dataDir: config.dataDir, sandbox: config.sandbox, sandboxSupport };
   const agents = opts.memory ? LowAgentStore.memory() : await LowAgentStore.open(config.dataDir, wire.registryFile, wire.listField, stateFolders);
   const registry = buildRegistry(wire);
   const env = new FileEnvStore(config.dataDir, wire.stateRoot);
   const system = new LoomSystem({ info, clock, agents, env, packages: new EmptyPackageRegistry(), registry, queue: opts.queue });
   const host = { directory: system.directory, inspection: system.inspection, info, clock, agents, env, stateFolders, allowedOrigins: config.allowedOrigins, githubApi: config.githubApi, recordTo: config.record };
-  const { routes, fastPaths, upgrades } = await installFeatures(system, host, wire);
+  const { routes, fastRoutes, upgrades } = await installFeatures(system, host, wire);
   await system.start();
-  // POST /exec, the hot path, is answered before Express like the /fs plane (http/routes/exec.ts).
-  const ctx: AppContext = { system, wire, allowedOrigins: config.allowedOrigins, onShutdown: opts.onShutdown ?? (() => undefined), fastPaths: [execFastPath(system, wire, config.allowedOrigins), ...fastPaths], upgrades };
+  // POST /exec, the hot path, is answered before Express like the /fs plane, behind the app's one entry check.
+  const edge = { cors: corsHeaders(wire.header), allowedOrigins: config.allowedOrigins };
+  const ctx: AppContext = { system, wire, allowedOrigins: config.allowedOrigins, onShutdown: opts.onShutdown ?? (() => undefined), fastPaths: [execRoute(system, wire), ...fastRoutes].map((r) => fastPath(edge, r)), upgrades };
   const app = createApp(ctx, routes);
   const log = opts.requestLog ?? {};
   const requestLog = log === false ? null : new RequestLogFile(join(config.dataDir, wire.files.requestLogs), { echo: log.echo });

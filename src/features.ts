@@ -6,11 +6,12 @@ import { eventsFeature } from './features/events.js';
 import { inspectorFeature } from './features/inspector.js';
 import { installFeature } from './features/install.js';
 import { mcpFeature } from './features/mcp.js';
+import { sandboxFeature } from './features/sandbox.js';
 import { tracesFeature } from './features/traces.js';
 import type { Feature, FeatureHost } from './features/types.js';
 import type { LoomSystem } from './actors/system.js';
 import type { RouteModule } from './http/app.js';
-import type { FastPath } from './http/context.js';
+import type { FastRoute } from './http/context.js';
 import type { UpgradeHandler } from './http/upgrade.js';
 import type { Surface, WireDescription } from './domain/wire.js';
 
@@ -23,6 +24,7 @@ export const features: Feature[] = [
   capabilitiesFeature,
   installFeature,
   bashFeature,
+  sandboxFeature,
   tracesFeature,
   inspectorFeature,
 ];
@@ -38,9 +40,9 @@ const SURFACES = new Map<Feature, Surface>([[mcpFeature, 'mcp'], [eventsFeature,
  * Build every feature the wire serves and hand its system part to `system` (before the system
  * starts); returns the HTTP parts.
  */
-export async function installFeatures(system: LoomSystem, host: FeatureHost, wire: WireDescription): Promise<{ routes: RouteModule[]; fastPaths: FastPath[]; upgrades: Map<string, UpgradeHandler> }> {
+export async function installFeatures(system: LoomSystem, host: FeatureHost, wire: WireDescription): Promise<{ routes: RouteModule[]; fastRoutes: FastRoute[]; upgrades: Map<string, UpgradeHandler> }> {
   const routes: RouteModule[] = [];
-  const fastPaths: FastPath[] = [];
+  const fastRoutes: FastRoute[] = [];
   const upgrades = new Map<string, UpgradeHandler>();
   for (const f of features) {
     const surface = SURFACES.get(f);
@@ -48,8 +50,8 @@ export async function installFeatures(system: LoomSystem, host: FeatureHost, wir
     const c = await f(host);
     system.install(c);
     routes.push(...(c.routes ?? []));
-    fastPaths.push(...(c.fastPaths ?? []));
+    fastRoutes.push(...(c.fastRoutes ?? []));
     for (const [path, handler] of Object.entries(c.upgrades ?? {})) upgrades.set(path, handler);
   }
-  return { routes, fastPaths, upgrades };
+  return { routes, fastRoutes, upgrades };
 }

@@ -10,10 +10,10 @@ import { shortLine, type RequestLogEntry } from './domain/requestLog.js';
  * open the registries (exit 1 when unreadable), listen on 127.0.0.1 (exit 1 when the port is in
  * use), print the ready line, and stop cleanly on SIGINT, SIGTERM or POST /shutdown (exit 0).
  */
-export async function runDaemon(opts: { port?: string; wire?: string; quiet?: boolean; record?: string } = {}): Promise<void> {
+export async function runDaemon(opts: { port?: string; wire?: string; quiet?: boolean; record?: string; sandbox?: string } = {}): Promise<void> {
   let config;
   try {
-    config = loadConfig(process.env, { portOverride: opts.port, wire: opts.wire, record: opts.record });
+    config = loadConfig(process.env, { portOverride: opts.port, wire: opts.wire, record: opts.record, sandbox: opts.sandbox });
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(err.message + '\n');

@@ -15,6 +15,7 @@ export const shellProcessLogic = fromCallback<ProcessCommand, ProcessInput>(({ i
     shell = new ShellProcess({
       cwd: input.cwd,
       env: input.env,
+      ...(input.confine ? { confine: input.confine } : {}),
       hooks: {
         ready: (info) => sendBack({ type: 'proc.ready', ...info }),
         done: (r) => sendBack({ type: 'proc.done', ...r }),

@@ -3,6 +3,9 @@ import { join, resolve } from 'node:path';
 import { CORE_HUBS } from '../commands/hubs.js';
 import type { HubPage, Services, TopicStatus } from '../commands/types.js';
 import type { AgentInput } from '../domain/agentInput.js';
+import type { PackageRecord } from '../domain/ports.js';
+import type { DocMeta } from '../domain/result.js';
+import { sessionMeta } from '../domain/session.js';
 import { LoomError } from '../domain/errors.js';
 import { WIRES, nounTitle, unknownIdentity, type WireDescription } from '../domain/wire.js';
 import type { InstallProgress } from '../domain/install.js';
@@ -12,11 +15,12 @@ import { topicSystemId, type AgentProfile, type DeleteCounts } from '../machines
 import { nextTicketId } from '../machines/topicQueue.js';
 import { checkAgentRoots, createHome } from '../effects/homePolicy.js';
 import { killAll } from '../effects/processes.js';
-import { disposeSession, followTopic, runTicket, type Submission, type TicketListener } from './commandRun.js';
+import { followTopic, runTicket, type Submission, type TicketListener } from './commandRun.js';
 import { deleteAgentActor } from './agentDeletion.js';
 import { FeatureSet, type SystemContribution } from './contributions.js';
-import { Inspection } from './inspection.js';
-import type { InspectionSnapshot } from './inspectionSnapshot.js';
+import { Inspection } from '../services/inspection.js';
+import { SessionSignals } from './sessionSignals.js';
+import type { InspectionSnapshot } from '../services/inspectionSnapshot.js';
 import { AgentDirectory } from './directory.js';
 import type { AgentSummary, CommandRequest, DeleteOutcome, RegisterOutcome, SystemDeps } from './systemTypes.js';
 import { ActorTree, warn, type AgentActor, type TopicActor } from './tree.js';
@@ -42,6 +46,8 @@ export class LoomSystem {
   readonly directory: AgentDirectory;
   private started: Services | undefined;
   private readonly features = new FeatureSet();
+  /** Abort handles of sessions (kept with the actors, not in the topics' context). */
+  private readonly signals = new SessionSignals();
   private readonly hubs = new Map<HubName, HubPage>(Object.entries(CORE_HUBS) as Array<[HubName, HubPage]>);
   /** The callers of each topic's tickets in flight, by ticket id (a topic's listeners end with it). */
   private readonly tickets = new WeakMap<TopicActor, Map<string, TicketListener>>();
@@ -75,6 +81,7 @@ export class LoomSystem {
       info: this.deps.info, clock: this.deps.clock, env: this.deps.env,
       packages: this.features.services().packages ?? this.deps.packages,
       topics: (id) => this.topicStatuses(id),
+      changeSession: (agentId, topic, sessionId, change) => this.directory.topic(agentId, topic)?.send({ type: 'session.change', sessionId, change, at: this.deps.clock.now() }),
       counts: () => this.counts(),
       hubs: this.hubs,
     };
@@ -82,8 +89,8 @@ export class LoomSystem {
     this.started = services;
     this.tree.start({
       clock: this.deps.clock,
-      run: (session, ticket) => runTicket({ directory: this.directory, registry: this.deps.registry, services }, session, ticket),
-      dispose: disposeSession,
+      run: (session, ticket) => runTicket({ directory: this.directory, registry: this.deps.registry, services, signals: this.signals }, session, ticket),
+      dispose: (session) => this.signals.end(session.id),
       cascade: (agentId, counts) => this.cascade(agentId, counts),
       features: this.features.actors(),
     });
@@ -133,7 +140,7 @@ export class LoomSystem {
 
   /** GET /agents: registered agents sorted by id; tokens never appear (behaviour.md §9.5). */
   listAgents(): AgentSummary[] {
-    return this.directory.profiles().map((a) => ({ id: a.id, home: a.home, allowedPaths: a.allowedPaths, createdAt: a.createdAt }));
+    return this.directory.profiles().map((a) => ({ id: a.id, home: a.home, allowedPaths: a.allowedPaths, createdAt: a.createdAt, sandbox: a.sandbox ?? this.deps.info.sandbox ?? 'none' }));
   }
 
   /** Default home of an agent (behaviour.md §1.4); the user wire has none (its routes require `home`). */
@@ -156,12 +163,13 @@ export class LoomSystem {
       home,
       allowedPaths: input.allowedPaths ?? existing?.allowedPaths ?? [],
       createdAt: existing?.createdAt ?? new Date(this.deps.clock.now()).toISOString(),
+      sandbox: input.sandbox ?? existing?.sandbox ?? this.deps.info.sandbox ?? 'none',
     };
     // The registry persists the profile first; the actor then holds it (what every reader reads).
     await this.deps.agents.put(profile);
     this.directory.put(profile);
-    // behaviour.md §9.5: a changed home disposes the agent's sessions.
-    if (existing && existing.home !== home) this.directory.closeTopics(profile.id, this.deps.clock.now());
+    // behaviour.md §9.5: a changed home disposes the agent's sessions; so does a changed sandbox (a live shell keeps the rules it started with).
+    if (existing && (existing.home !== home || (existing.sandbox ?? this.deps.info.sandbox ?? 'none') !== profile.sandbox)) this.directory.closeTopics(profile.id, this.deps.clock.now());
     const extra = await this.features.applyRegistration(() => this.directory.profile(profile.id) ?? profile, input);
     return { id: profile.id, home: profile.home, created: !existing, extra };
   }
@@ -209,7 +217,7 @@ export class LoomSystem {
     const actor = this.directory.wakeTopic(this.knownAgent(agentId), ref, this.deps.clock.now());
     if (!actor) throw new LoomError(401, unknownIdentity(this.wire, agentId));
     const systemId = topicSystemId(agentId, ref.topic);
-    this.tickets.set(actor, followTopic(actor, (ev) => this.inspection.command(systemId, ev), () => this.inspection.recent.forget(systemId)));
+    this.tickets.set(actor, followTopic(actor, (ev) => this.inspection.command(systemId, ev), () => this.inspection.recent.forget(systemId), (ev) => this.inspection.session(ev)));
     return actor;
   }
 
@@ -242,9 +250,21 @@ export class LoomSystem {
     return this.directory.closeTopic(agentId, topic, this.deps.clock.now());
   }
 
+  /** GET /sessions rows of an agent (spec §4.6), read from its topics' snapshots, sorted by topic. */
+  sessionRows(agentId: string): Array<{ topic: string; topic_type: string; executing: boolean; queue_length: number; doc: DocMeta | null }> {
+    return this.directory.topics(agentId).map((t) => ({
+      topic: t.session.ref.topic, topic_type: t.session.ref.type, executing: t.executing, queue_length: t.queueLength, doc: sessionMeta(t.session),
+    }));
+  }
+
   /** Open topics of an agent with queue state, sorted by topic. */
   topicStatuses(agentId: string): TopicStatus[] {
     return this.directory.topics(agentId);
+  }
+
+  /** GET /packages: an agent's package records, sorted by name. */
+  packages(agentId: string): PackageRecord[] {
+    return this.services.packages.list(agentId);
   }
 
   /** Registered agent ids, sorted (GET /sessions without a filter). */
@@ -266,7 +286,7 @@ export class LoomSystem {
   async shutdown(): Promise<void> {
     await this.features.shutdown(warn);
     for (const { id } of this.directory.profiles()) {
-      for (const t of this.directory.topicActors(id)) await disposeSession(t.getSnapshot().context.session).catch((err: unknown) => warn('closing a session', err));
+      for (const t of this.directory.topicActors(id)) this.signals.end(t.getSnapshot().context.session.id);
     }
     this.tree.root.stop();
     killAll('SIGKILL');

@@ -1,6 +1,7 @@
 import type { CommandRegistry } from '../commands/registry.js';
 import type { DaemonInfo } from '../commands/types.js';
 import type { AgentStore, Clock, EnvStore, PackageRegistry } from '../domain/ports.js';
+import type { SandboxMode } from '../domain/sandbox.js';
 import type { QueueLimits, TicketRequest } from '../domain/ticket.js';
 import type { TopicRef as TopicName } from '../domain/topic.js';
 
@@ -45,4 +46,6 @@ export interface AgentSummary {
   home: string;
   allowedPaths: string[];
   createdAt: string;
+  /** behaviour.md §15: the mode its commands run in. */
+  sandbox: SandboxMode;
 }

@@ -3,7 +3,7 @@ import { errorMessage } from '../domain/errors.js';
 import { failureOf, installError } from '../domain/install.js';
 import type { Clock } from '../domain/ports.js';
 import type { SessionState } from '../domain/session.js';
-import type { ExecResult, Ticket } from '../domain/ticket.js';
+import type { Ticket, TicketOutcome } from '../domain/ticket.js';
 import { agentMachine, type DeleteCounts } from '../machines/agent.js';
 import { capabilityLogic, type CapabilityContext } from '../machines/capability.js';
 import { agentShelfMachine } from '../machines/agentShelf.js';
@@ -34,9 +34,9 @@ export type DaemonActor = Actor<typeof daemonMachine>;
 export interface TreeEffects {
   clock: Clock;
   /** Run one ticket's command in a session; never rejects. */
-  run(session: SessionState, ticket: Ticket): Promise<ExecResult>;
-  /** End a session's resources (abort what runs in it, disposers). */
-  dispose(session: SessionState): void | Promise<void>;
+  run(session: SessionState, ticket: Ticket): Promise<TicketOutcome>;
+  /** End a session's resources (abort what runs in it). */
+  dispose(session: SessionState): void;
   /** The I/O of DELETE /agents/{id}; resolves with the counts to answer. */
   cascade(agentId: string, counts: DeleteCounts): Promise<DeleteCounts>;
   /** What the features provide to their machines (architecture.md "features plug into the tree"). */
@@ -83,14 +83,26 @@ export function createTree(effects: TreeEffects): DaemonActor {
         // Started after the current transition has been committed, so the command sees its topic executing.
         void Promise.resolve()
           .then(() => effects.run(session, ticket))
-          .catch((err: unknown): ExecResult => ({
-            ok: false, code: 'INTERNAL_ERROR', body: `ERROR(INTERNAL_ERROR): Internal error: ${errorMessage(err)}`,
-            meta: null, topic: session.ref.topic, topicType: session.ref.type,
+          .catch((err: unknown): TicketOutcome => ({
+            result: {
+              ok: false, code: 'INTERNAL_ERROR', body: `ERROR(INTERNAL_ERROR): Internal error: ${errorMessage(err)}`,
+              meta: null, topic: session.ref.topic, topicType: session.ref.type,
+            },
+            sessionId: session.id, changes: [],
           }))
-          .then((result) => self.send({ type: 'command.done', ticketId: ticket.id, result, at: clock.now() }));
+          .then(({ result, sessionId, changes }) => {
+            // What the command changed reaches its topic as events, before its answer (architecture.md "One read model").
+            const at = clock.now();
+            for (const change of changes) self.send({ type: 'session.change', sessionId, change, at });
+            self.send({ type: 'command.done', ticketId: ticket.id, result, at });
+          });
       },
       disposeSession: (_args, { session }) => {
-        void Promise.resolve().then(() => effects.dispose(session)).catch((err: unknown) => warn(`closing session ${session.ref.topic}`, err));
+        try {
+          effects.dispose(session);
+        } catch (err) {
+          warn(`closing session ${session.ref.topic}`, err);
+        }
       },
       reportShellError: ({ context }, { error }) => warn(`shell of ${context.agentId}/${context.ref.topic} failed`, error),
     },

@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command } from 'commander';
+import type { IdentitySummary } from '../client/index.js';
 import { isAgentId } from '../domain/ids.js';
 import { columns, plural } from '../domain/text.js';
 import { nounTitle, WIRES } from '../domain/wire.js';
@@ -10,6 +11,7 @@ interface AddOpts {
   home?: string;
   allow?: string[];
   webhook?: boolean;
+  sandbox?: string;
 }
 
 /*
@@ -19,7 +21,7 @@ interface AddOpts {
 
 async function add(opts: GlobalOpts, id: string, o: AddOpts): Promise<void> {
   const c = client(opts, false);
-  const r = await c.register(id, { ...(o.home ? { home: o.home } : {}), ...(o.allow ? { allowed_paths: o.allow } : {}), ...(o.webhook ? { webhook: true } : {}) });
+  const r = await c.register(id, { ...(o.home ? { home: o.home } : {}), ...(o.allow ? { allowed_paths: o.allow } : {}), ...(o.webhook ? { webhook: true } : {}), ...(o.sandbox ? { sandbox: o.sandbox } : {}) });
   if (r.status !== 200) throw httpFailure(r.status, r.body);
   const hook = r.body.webhook_url ? `\nwebhook: ${String(r.body.webhook_url)}` : '';
   print(opts, r.body, `${r.body.created ? 'Added' : 'Updated'} ${c.wire.noun} '${id}' · home ${String(r.body.home)}${hook}`);
@@ -28,7 +30,8 @@ async function add(opts: GlobalOpts, id: string, o: AddOpts): Promise<void> {
 async function list(opts: GlobalOpts): Promise<void> {
   const c = client(opts, false);
   const r = await c.identities();
-  const rows = r.list.map((a) => [a.id, a.home, a.allowedPaths.length ? `+ ${a.allowedPaths.join(', ')}` : '']);
+  const extra = (a: IdentitySummary) => [a.allowedPaths.length ? `+ ${a.allowedPaths.join(', ')}` : '', a.sandbox === 'workspace' ? 'sandbox: workspace' : ''].filter(Boolean).join('  ');
+  const rows = r.list.map((a) => [a.id, a.home, extra(a)]);
   print(opts, { [c.wire.listField]: r.list }, [`${nounTitle(c.wire)}s (${r.list.length})`, ...columns(rows)].join('\n'));
 }
 
@@ -53,8 +56,9 @@ export function agentCommands(program: Command): Command {
     .description('Register an agent (idempotent); prints its home')
     .option('--home <path>', 'absolute home folder (default: <data>/agents/<id>/home; required on the user wire)')
     .option('--allow <path...>', 'additional absolute paths the agent may access')
-    .option('--webhook', 'also create its local webhook'), [
-    'loom agent add leo', 'loom agent add leo --allow ~/projects --webhook', 'loom --wire user agent add ann --home ~/ann',
+    .option('--webhook', 'also create its local webhook')
+    .option('--sandbox <mode>', 'none, or workspace to confine its commands, shells and CLI actions to its workspace (Landlock)'), [
+    'loom agent add leo', 'loom agent add leo --allow ~/projects --webhook', 'loom agent add leo --sandbox workspace', 'loom --wire user agent add ann --home ~/ann',
   ]).action((id: string, o: AddOpts) => guard(g(), () => add(g(), id, o)));
   examples(agent.command('list').description('List registered agents'), ['loom agent list', 'loom agent list --json'])
     .action(() => guard(g(), () => list(g())));

@@ -12,13 +12,14 @@ export function daemonCli({ program }: CliParts): void {
     .description('Run the daemon in the foreground on 127.0.0.1 (what `npm start` does)')
     .option('--wire <wire>', 'agent, or user for clients of the earlier user-based wire (default: $SVC_WIRE, else agent)')
     .option('--quiet', 'no line per request on the terminal (the request log is still written; loom logs shows it)')
-    .option('--record <file>', 'record every command from start-up into this trace file (JSONL; replay it with loom replay)'), [
-    'loom daemon', 'loom --port 4000 daemon --quiet', 'loom daemon --wire user', 'loom daemon --record session.jsonl',
-  ]).action(async (o: { wire?: string; quiet?: boolean; record?: string }) => {
+    .option('--record <file>', 'record every command from start-up into this trace file (JSONL; replay it with loom replay)')
+    .option('--sandbox <mode>', 'none, or workspace to confine agents registered without a mode to their workspace (default: $SVC_SANDBOX, else none)'), [
+    'loom daemon', 'loom --port 4000 daemon --quiet', 'loom daemon --wire user', 'loom daemon --record session.jsonl', 'loom daemon --sandbox workspace',
+  ]).action(async (o: { wire?: string; quiet?: boolean; record?: string; sandbox?: string }) => {
     // Before the composition root loads, so its compiled code can come from the cache.
     enableCompileCache();
     const { runDaemon } = await import('../main.js');
     // `loom --wire user daemon` and `loom daemon --wire user` alike.
-    await runDaemon({ port: globals(program).port, wire: o.wire ?? globals(program).wire, quiet: o.quiet === true, record: o.record });
+    await runDaemon({ port: globals(program).port, wire: o.wire ?? globals(program).wire, quiet: o.quiet === true, record: o.record, sandbox: o.sandbox });
   });
 }

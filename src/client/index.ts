@@ -103,6 +103,8 @@ export interface IdentitySummary {
   home: string;
   allowedPaths: string[];
   createdAt: string;
+  /** behaviour.md §15 (absent from daemons before the sandbox). */
+  sandbox?: 'none' | 'workspace';
 }
 
 /** A request in the form of a wire: path and JSON body. */
@@ -199,7 +201,7 @@ export class LoomClient {
   /** POST /agents with a body as given (POST /users on the user wire: `{id, home}` both required). */
   registerAgent(input: Record<string, unknown>) { return this.json<Record<string, unknown>>('POST', (w) => ({ path: w.resource, body: input })); }
   /** Register `id` with the wire's id field (`agent_id`; `id` on the user wire) and the other fields. */
-  register(id: string, fields: { home?: string; allowed_paths?: string[]; webhook?: boolean } = {}) {
+  register(id: string, fields: { home?: string; allowed_paths?: string[]; webhook?: boolean; sandbox?: string } = {}) {
     return this.json<Record<string, unknown>>('POST', (w) => ({ path: w.resource, body: { [w.registerIdFields[0]]: id, ...fields } }));
   }
   deleteAgent(id: string) { return this.json<Record<string, unknown>>('DELETE', (w) => ({ path: `${w.resource}/${encodeURIComponent(id)}` })); }

@@ -1,9 +1,11 @@
 import { EXEC_OUTPUT_BYTES, EXEC_TIMEOUT_DEFAULT_S, EXEC_TIMEOUT_MAX_S } from '../domain/limits.js';
 import { fail, joinLines, type CommandResult } from '../domain/result.js';
+import type { ConfinePlan } from '../domain/sandbox.js';
 import { cleanOutput, HeadTailCapture } from '../effects/captures.js';
 import { runShell } from '../effects/shellRun.js';
 import type { BashServices, Command, CommandContext } from './types.js';
 import { displayPath } from './format.js';
+import { commandSandbox, sandboxEnv } from './sandbox.js';
 import { buildEnv, identityEnv, persistentShellEnv } from './shellEnv.js';
 
 /** Parse `[--timeout <s>] <text>` (behaviour.md §8.1): --timeout only as the first token; `--` passes the rest literally. */
@@ -49,8 +51,9 @@ export function execResult(r: { exit: number | 'timeout'; timeoutS: number; cwd:
 export const SHELL_ENDED_LINE = '(shell ended; the next /exec starts a new shell in ~)';
 
 /** `/exec` in a `bash:<name>` topic (behaviour.md §8.3): the text runs in the topic's persistent shell. */
-async function runInShell(ctx: CommandContext, bash: BashServices, text: string, timeoutS: number): Promise<CommandResult> {
-  const o = await bash.run(ctx, { text, timeoutMs: timeoutS * 1000, env: () => persistentShellEnv(ctx) });
+async function runInShell(ctx: CommandContext, bash: BashServices, text: string, timeoutS: number, confine: ConfinePlan | null): Promise<CommandResult> {
+  const env = () => sandboxEnv(persistentShellEnv(ctx), confine);
+  const o = await bash.run(ctx, { text, timeoutMs: timeoutS * 1000, env, ...(confine ? { confine } : {}) });
   const home = ctx.agent.home;
   switch (o.kind) {
     case 'closed':
@@ -73,12 +76,15 @@ export const execCommand: Command = {
   async run(ctx) {
     const parsed = parseExecArgs(ctx.args, ctx.body);
     if (!parsed.ok) return parsed.result;
-    if (ctx.session.ref.type === 'bash' && ctx.services.bash) return runInShell(ctx, ctx.services.bash, parsed.text, parsed.timeoutS);
+    const sandbox = commandSandbox(ctx);
+    if (!sandbox.ok) return sandbox.result;
+    if (ctx.session.ref.type === 'bash' && ctx.services.bash) return runInShell(ctx, ctx.services.bash, parsed.text, parsed.timeoutS, sandbox.plan);
     const cwd = ctx.agent.home;
     // Env-store and session variables are not exported to /exec (behaviour.md §8.2): only the identity.
     const capture = new HeadTailCapture(EXEC_OUTPUT_BYTES / 2);
     const r = await runShell({
-      command: parsed.text, cwd, env: buildEnv([identityEnv(ctx)]), timeoutMs: parsed.timeoutS * 1000, timeoutSignal: 'SIGINT', capture, signal: ctx.signal,
+      command: parsed.text, cwd, env: sandboxEnv(buildEnv([identityEnv(ctx)]), sandbox.plan), timeoutMs: parsed.timeoutS * 1000, timeoutSignal: 'SIGINT', capture, signal: ctx.signal,
+      ...(sandbox.plan ? { confine: sandbox.plan } : {}),
     });
     if (r.aborted) return fail('CONFLICT', `Topic ${ctx.session.ref.topic} was closed while this command ran`);
     const { output, omitted } = capture.result();

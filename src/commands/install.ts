@@ -7,7 +7,7 @@ import { displayOf, expandPath, isRefusal, resolveInWorkspace } from '../effects
 import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseFlags, splitArgs } from './documents/args.js';
-import { clearDocument, docData } from './documents/state.js';
+import { clearDocument, docData, topicState } from './documents/state.js';
 import { refusalResult } from './documents/targets.js';
 import { columns } from './format.js';
 import type { Command, CommandContext } from './types.js';
@@ -105,9 +105,11 @@ export const installCommand: Command = {
 /** Sessions of this agent whose current document belongs to a removed package lose it, as `/close` (§7.7). */
 function forgetPackage(ctx: CommandContext, name: string): void {
   for (const t of ctx.services.topics(ctx.agent.id)) {
-    if (docData(t.session)?.loaded.packageName === name) clearDocument(t.session);
+    if (t.session.id === ctx.session.id || docData(t.session)?.loaded.packageName !== name) continue;
+    topicState(t.session).history = [];
+    ctx.services.changeSession(ctx.agent.id, t.session.ref.topic, t.session.id, { type: 'session.closed' });
   }
-  if (docData(ctx.session)?.loaded.packageName === name) clearDocument(ctx.session);
+  if (docData(ctx.session)?.loaded.packageName === name) clearDocument(ctx);
 }
 
 /** What `/uninstall` says was removed (behaviour.md §7.7). */

@@ -2,7 +2,8 @@ import type { EventsPort } from '../domain/events.js';
 import type { InstallOutcome, InstallRequest } from '../domain/install.js';
 import type { AgentProfile, Clock, EnvStore, PackageRecord, PackageRegistry } from '../domain/ports.js';
 import type { CommandResult } from '../domain/result.js';
-import type { SessionState } from '../domain/session.js';
+import type { ConfinePlan, SandboxMode, SandboxSupport } from '../domain/sandbox.js';
+import type { SessionChange, SessionState } from '../domain/session.js';
 import type { ShellRunOutcome } from '../domain/shell.js';
 import type { HubName } from '../domain/topic.js';
 import type { WireName } from '../domain/wire.js';
@@ -20,6 +21,10 @@ export interface DaemonInfo {
   port(): number;
   /** The data directory. */
   dataDir: string;
+  /** The sandbox mode of agents registered without one (behaviour.md §15); `none` when absent. */
+  sandbox?: SandboxMode;
+  /** What this machine can confine with (behaviour.md §15 `/describe`); absent: nothing. */
+  sandboxSupport?: () => SandboxSupport;
 }
 
 /** One topic of an agent as /topics and the hubs show it (behaviour.md §2.11). */
@@ -89,7 +94,7 @@ export interface BashServices {
   /** End the shell of a bash topic (/close); true when one was running. */
   closeShell(ctx: CommandContext): boolean | Promise<boolean>;
   /** Run shell text in the topic's persistent shell, starting one with `env()` when it has none (built only then). */
-  run(ctx: CommandContext, req: { text: string; timeoutMs: number; env: () => NodeJS.ProcessEnv }): Promise<ShellRunOutcome>;
+  run(ctx: CommandContext, req: { text: string; timeoutMs: number; env: () => NodeJS.ProcessEnv; confine?: ConfinePlan }): Promise<ShellRunOutcome>;
 }
 
 /** What the install feature provides to `/install` and `/uninstall` (behaviour.md §7). */
@@ -123,6 +128,8 @@ export interface Services extends FeatureServices {
   packages: PackageRegistry;
   /** Topics of one agent (sorted by topic), and global counts. */
   topics(agentId: string): TopicStatus[];
+  /** Send a change to another topic's session (it applies it like its own commands' changes). */
+  changeSession(agentId: string, topic: string, sessionId: number, c: SessionChange): void;
   counts(): { agents: number; sessions: number };
   /** Hub pages by hub name (behaviour.md §2.12): the built-in ones and the features'. */
   hubs: ReadonlyMap<HubName, HubPage>;
@@ -131,7 +138,10 @@ export interface Services extends FeatureServices {
 /** Everything a running command gets (behaviour.md §2.1 terms). */
 export interface CommandContext {
   agent: AgentProfile;
-  session: SessionState;
+  /** The session as this command sees it: its own changes so far included (read-only). */
+  readonly session: SessionState;
+  /** Record a change of the session; the topic applies it when the command is done (`session.*` events). */
+  change(c: SessionChange): void;
   services: Services;
   /** The command word, lower-cased, without its dotted part. */
   word: string;

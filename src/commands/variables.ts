@@ -120,9 +120,10 @@ export const setCommand: Command = {
     const persistent = Object.fromEntries(parsed.list.filter((a) => a.kind === 'persistent').map((a) => [a.name, a.value]));
     if (Object.keys(persistent).length > 0) await ctx.services.env.set(ctx.agent.id, scope, persistent);
     const out: string[] = [];
+    const values = parsed.list.filter((a) => a.kind === 'session').map((a) => [a.name, a.value] as const);
+    if (values.length > 0) ctx.change({ type: 'session.set', scope: 'session', values });
     for (const a of parsed.list) {
       if (a.kind === 'session') {
-        ctx.session.vars.set(a.name, a.value);
         out.push(echoSession(a.name, a.value));
       } else {
         out.push(`$${a.name} set (${scopeLabel(scope)})`);
@@ -152,9 +153,10 @@ export const unsetCommand: Command = {
       if (absent.length > 0) return fail('NOT_FOUND', `$${absent[0]} is not set in ${label}`);
     }
     const out: string[] = [];
+    const cleared = targets.filter(({ t }) => t!.kind === 'session').map(({ t }) => t!.name);
+    if (cleared.length > 0) ctx.change({ type: 'session.cleared', scope: 'session', names: cleared });
     for (const { t } of targets) {
       if (t!.kind === 'session') {
-        ctx.session.vars.delete(t!.name);
         out.push(`Unset {${t!.name}}`);
       } else out.push(`Unset $${t!.name} (${label})`);
     }

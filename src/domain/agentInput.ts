@@ -1,6 +1,7 @@
 import { isAbsolute } from 'node:path';
 import { LoomError } from './errors.js';
 import { isAgentId } from './ids.js';
+import { parseSandboxMode, type SandboxMode } from './sandbox.js';
 import type { WireDescription } from './wire.js';
 
 /** Validated POST /agents input (spec §4.3; behaviour.md §9.5), or POST /users on the user wire (§11). */
@@ -9,6 +10,8 @@ export interface AgentInput {
   home?: string;
   allowedPaths?: string[];
   webhook: boolean;
+  /** behaviour.md §15: omitted keeps the stored mode (a new agent gets the daemon default). */
+  sandbox?: SandboxMode;
   /** The raw body, for registration extensions (capability pairing). */
   body: Record<string, unknown>;
 }
@@ -32,15 +35,21 @@ function parseAllowedPaths(body: Record<string, unknown>): string[] | undefined 
   return raw as string[];
 }
 
+/** `sandbox`, as a field to spread (absent when omitted, so the stored mode is kept). */
+function sandboxField(body: Record<string, unknown>): { sandbox?: SandboxMode } {
+  const mode = parseSandboxMode(body.sandbox);
+  return mode === undefined ? {} : { sandbox: mode };
+}
+
 /**
  * Validate a POST /agents body in the order of behaviour.md §9.5: agent_id present and valid,
- * home, allowed_paths. Extensions (capability) validate next, all before any change.
+ * home, allowed_paths, sandbox. Extensions (capability) validate next, all before any change.
  */
 export function parseAgentInput(body: Record<string, unknown>): AgentInput {
   const id = body.agent_id;
   if (absent(id)) throw new LoomError(400, 'agent_id required');
   if (!isAgentId(id)) throw new LoomError(400, `Invalid agent_id: ${String(id)}`);
-  return { agentId: id, home: parseHome(body.home), allowedPaths: parseAllowedPaths(body), webhook: body.webhook === true, body };
+  return { agentId: id, home: parseHome(body.home), allowedPaths: parseAllowedPaths(body), webhook: body.webhook === true, ...sandboxField(body), body };
 }
 
 /**
@@ -55,7 +64,7 @@ export function parseUserInput(body: Record<string, unknown>): AgentInput {
   if (field === 'id' && !absent(body.user_id) && body.user_id !== id) throw new LoomError(400, 'id and user_id differ');
   if (!isAgentId(id)) throw new LoomError(400, `Invalid ${field}: ${String(id)}`);
   if (absent(body.home)) throw new LoomError(400, 'home required');
-  return { agentId: id, home: parseHome(body.home), allowedPaths: parseAllowedPaths(body), webhook: false, body };
+  return { agentId: id, home: parseHome(body.home), allowedPaths: parseAllowedPaths(body), webhook: false, ...sandboxField(body), body };
 }
 
 /** The registration body parser of a wire. */

@@ -50,7 +50,7 @@ export type AckOutcome =
 
 /**
  * What the event and webhook commands reach through `services.events`.
- * Implemented by src/actors/events.ts.
+ * Implemented by src/services/events.ts.
  */
 export interface EventsPort {
   list(agentId: string, opts: { all: boolean; limit: number }): EventListing;

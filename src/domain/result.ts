@@ -1,8 +1,8 @@
-/** behaviour.md §1.6: the closed set of command error codes. */
+/** behaviour.md §1.6: the closed set of command error codes (SANDBOX_UNAVAILABLE: §15). */
 export type CommandCode =
   | 'NOT_FOUND' | 'INVALID_ARGS' | 'INVALID_TARGET' | 'INVALID_PATH' | 'FORBIDDEN' | 'CONFLICT'
   | 'COMMAND_UNSUPPORTED' | 'ENV_REQUIRED' | 'HTTP_ERROR' | `EXIT_${number}` | 'TIMEOUT'
-  | 'INSTALL_FAILED' | 'BUSY' | 'INTERNAL_ERROR';
+  | 'INSTALL_FAILED' | 'BUSY' | 'INTERNAL_ERROR' | 'SANDBOX_UNAVAILABLE';
 
 /** spec §2 head.meta: the topic's current document, or null. */
 export interface DocMeta {

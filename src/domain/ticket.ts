@@ -1,3 +1,4 @@
+import type { SessionChange } from './session.js';
 import type { CommandResult, DocMeta } from './result.js';
 
 /** How a command reached its topic (behaviour.md §13.2 `via`). */
@@ -73,3 +74,11 @@ export type CommandEvent =
   | (CommandEventBase & { type: 'command.started' })
   | (CommandEventBase & { type: 'command.refused'; reason: RefusalReason; limits: QueueLimits })
   | (CommandEventBase & { type: 'command.finished'; result: ExecResult; output: ExecOutput });
+
+/** What a command run gives its topic: the answer, and the session changes to apply in order. */
+export interface TicketOutcome {
+  result: ExecResult;
+  /** The session the changes belong to (a session renewed meanwhile drops them). */
+  sessionId: number;
+  changes: readonly SessionChange[];
+}

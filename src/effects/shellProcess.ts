@@ -1,4 +1,5 @@
 import { accessSync, closeSync, constants, ftruncateSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
+import type { ConfinePlan } from '../domain/sandbox.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EXEC_OUTPUT_BYTES } from '../domain/limits.js';
@@ -116,7 +117,7 @@ export class ShellProcess {
   private markGone!: () => void;
 
   /** Start `/bin/bash` in `cwd` (behaviour.md §8.3); throws when no shell can be started. */
-  constructor(opts: { cwd: string; env: NodeJS.ProcessEnv; hooks: ShellHooks; pipes?: boolean }) {
+  constructor(opts: { cwd: string; env: NodeJS.ProcessEnv; hooks: ShellHooks; pipes?: boolean; confine?: ConfinePlan }) {
     if (!statSync(opts.cwd).isDirectory()) throw new Error(`${opts.cwd} is not a folder`);
     this.dir = mkdtempSync(join(scriptFolderBase(), shellFolderPrefix()));
     this.script = join(this.dir, 'command.sh');
@@ -128,7 +129,9 @@ export class ShellProcess {
     }
     this.input = openCommandChannel(this.dir);
     try {
-      this.io = startTransport(opts.cwd, opts.env, { pipes: opts.pipes });
+      // A confined shell reads its script folder and nothing else of the daemon's.
+      const confine = opts.confine ? { ...opts.confine, ro: [...opts.confine.ro, this.dir] } : undefined;
+      this.io = startTransport(opts.cwd, opts.env, { pipes: opts.pipes, confine });
     } catch (err) {
       this.input?.close();
       closeSync(this.scriptFd);

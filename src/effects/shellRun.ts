@@ -1,6 +1,6 @@
 import { constants } from 'node:os';
 import { killGroup, track } from './processes.js';
-import { spawnShell } from './shellSpawn.js';
+import { spawnShell, type NativeConfine } from './shellSpawn.js';
 
 /**
  * The one runner of `/bin/bash -c <command>` (CLI actions, behaviour.md §4.8; `/exec`, §8.2): its
@@ -26,6 +26,8 @@ export interface ShellRunRequest {
   timeoutSignal: 'SIGINT' | 'SIGTERM';
   capture: OutputCapture;
   signal?: AbortSignal;
+  /** Run confined by Landlock (behaviour.md §15). */
+  confine?: NativeConfine;
 }
 
 export interface ShellRunOutcome {
@@ -50,7 +52,7 @@ export function signalNumber(name: NodeJS.Signals | null): number {
 /** Run one shell command; never rejects. */
 export function runShell(req: ShellRunRequest): Promise<ShellRunOutcome> {
   return new Promise((resolve) => {
-    const child = spawnShell(req.command, { cwd: req.cwd, env: req.env });
+    const child = spawnShell(req.command, { cwd: req.cwd, env: req.env, ...(req.confine ? { confine: req.confine } : {}) });
     track(child);
     let timedOut = false;
     let aborted = false;

@@ -22,10 +22,22 @@ import { withMarker } from './daemonMarker.js';
 
 /** The native helper (native/spawn.cc), as spawnWith uses it. */
 export interface NativeSpawn {
-  spawn(file: string, argv: string[], envp: string[], cwd: string): [pid: number, stdoutFd: number, stderrFd: number];
+  /** With `confine`, the child is confined by Landlock before it executes (native/confine.h). */
+  spawn(file: string, argv: string[], envp: string[], cwd: string, confine?: NativeConfine): [pid: number, stdoutFd: number, stderrFd: number];
   watch(pid: number, onExit: (code: number | null, signal: number) => void): void;
   /** Reap an ended child without waiting; true when reaped or gone (absent in helpers built before it). */
   reap?(pid: number): boolean;
+  /** The kernel's Landlock ABI, 0 when it has none (absent in helpers built before it). */
+  landlockAbi?(): number;
+  /** Zero the environment block /proc/<pid>/environ shows (the strings move to the heap). */
+  scrubEnviron?(): number;
+}
+
+/** What the native confined spawn takes: read-write and read-execute trees, the ABI cap. */
+export interface NativeConfine {
+  rw: string[];
+  ro: string[];
+  abi: number;
 }
 
 /** pidfd_open, which `watch` needs, came with Linux 5.3. */
@@ -90,12 +102,21 @@ class NativeChild extends EventEmitter implements ShellChild {
 }
 
 /** Start `/bin/bash -c <command>`; never throws (a failed start is an `error` event, as with child_process). */
-export function spawnShell(command: string, opts: { cwd: string; env: NodeJS.ProcessEnv }): ShellChild {
+export function spawnShell(command: string, opts: SpawnOptions): ShellChild {
   return spawnWith(native, command, opts);
 }
 
+/** Where and how a shell starts; `confine`: under Landlock (only through the native helper). */
+export interface SpawnOptions {
+  cwd: string;
+  env: NodeJS.ProcessEnv;
+  confine?: NativeConfine;
+}
+
 /** spawnShell with a given native helper (null: child_process); tests pass a helper that fails on purpose. */
-export function spawnWith(lib: NativeSpawn | null, command: string, opts: { cwd: string; env: NodeJS.ProcessEnv }): ShellChild {
+export function spawnWith(lib: NativeSpawn | null, command: string, opts: SpawnOptions): ShellChild {
+  // Fail closed: a confined command never falls back to an unconfined start.
+  if (opts.confine && !lib) return failedStart(Object.assign(new Error('no native helper'), { errno: constants.errno.ENOSYS }));
   // Every child carries the daemon's marker, whatever its environment layers say (effects/daemonMarker.ts).
   const env = withMarker(opts.env);
   if (lib) {
@@ -107,10 +128,12 @@ export function spawnWith(lib: NativeSpawn | null, command: string, opts: { cwd:
       if (hasNul(pair)) nul = true;
       envp.push(pair);
     }
+    if (nul && opts.confine) return failedStart(Object.assign(new Error('NUL in the command'), { errno: constants.errno.EINVAL }));
     if (!nul) {
       let started: [number, number, number];
       try {
-        started = lib.spawn('/bin/bash', ['/bin/bash', '-c', command], envp, opts.cwd);
+        const argv = ['/bin/bash', '-c', command];
+        started = opts.confine ? lib.spawn('/bin/bash', argv, envp, opts.cwd, opts.confine) : lib.spawn('/bin/bash', argv, envp, opts.cwd);
       } catch (err) {
         return failedStart(err as Error & { errno?: number });
       }

@@ -1,11 +1,13 @@
 import { spawn } from 'node:child_process';
-import { writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { constants } from 'node:os';
 import type { IPty } from 'node-pty';
+import { directWrite, ptyMasterFd } from '../adapters/nodePty.js';
 import { errorMessage } from '../domain/errors.js';
+import type { ConfinePlan } from '../domain/sandbox.js';
 import { withMarker } from './daemonMarker.js';
 import { setCloexec } from './nativeFd.js';
+import { wrapperArgs } from './sandbox.js';
 
 /**
  * The byte channel of a persistent shell (behaviour.md §8.3): `/bin/bash --noprofile --norc` on a
@@ -61,12 +63,13 @@ const PTY_ARGS = ['--noprofile', '--norc'];
 /** Interactive on pipes too: without `-i` bash would not expand aliases and would die on SIGINT. */
 const PIPE_ARGS = ['--noprofile', '--norc', '-i'];
 
-function ptyTransport(pty: PtyModule, cwd: string, env: NodeJS.ProcessEnv): ShellTransport {
-  const p: IPty = pty.spawn(SHELL, PTY_ARGS, { name: env.TERM ?? 'dumb', cols: PTY_COLS, rows: PTY_ROWS, cwd, env, encoding: null });
+function ptyTransport(pty: PtyModule, cwd: string, env: NodeJS.ProcessEnv, confine?: ConfinePlan): ShellTransport {
+  const { file, args } = command(PTY_ARGS, confine);
+  const p: IPty = pty.spawn(file, args, { name: env.TERM ?? 'dumb', cols: PTY_COLS, rows: PTY_ROWS, cwd, env, encoding: null });
   // forkpty leaves the master inheritable (see native/fd.cc): no other child may hold it.
-  const fd = (p as unknown as { _fd?: unknown })._fd;
-  if (typeof fd === 'number') setCloexec(fd);
-  const write = typeof fd === 'number' ? directWrite(p, fd) : (data: string) => p.write(data);
+  const fd = ptyMasterFd(p);
+  if (fd !== null) setCloexec(fd);
+  const write = fd !== null ? directWrite(p, fd) : (data: string) => p.write(data);
   return {
     kind: 'pty',
     pid: p.pid,
@@ -78,34 +81,14 @@ function ptyTransport(pty: PtyModule, cwd: string, env: NodeJS.ProcessEnv): Shel
   };
 }
 
-/**
- * Writes to a PTY master, at once when nothing is queued. node-pty's own write goes through the
- * libuv threadpool (an async fs.write), which cost ~50 µs of the event loop per command here (CPU
- * profile of bench/bash; the bare node-pty loop pays it as well). A command line fits the tty's
- * input buffer, so a write on the master (non-blocking, node-pty sets it so) takes it whole; what
- * it does not take (EAGAIN, a short write) goes to node-pty's queue, and so does every write while
- * that queue holds anything, so bytes never overtake each other.
- */
-export function directWrite(p: IPty, fd: number): (data: string) => void {
-  const queue = (p as unknown as { _writeStream?: { _writeQueue?: unknown[] } })._writeStream;
-  // Another node-pty layout: its own write only.
-  if (!Array.isArray(queue?._writeQueue)) return (data) => p.write(data);
-  return (data) => {
-    if ((queue._writeQueue as unknown[]).length > 0) return p.write(data);
-    const bytes = Buffer.from(data, 'utf8');
-    let done = 0;
-    try {
-      done = writeSync(fd, bytes);
-    } catch {
-      // EAGAIN: the queue waits for room. Anything else (EIO, the shell is gone): node-pty's own
-      // write meets the same error and handles it as it always does; the exit arrives separately.
-    }
-    if (done < bytes.length) p.write(bytes.subarray(done) as unknown as string);
-  };
+/** The shell's program and arguments: bash itself, or the sandbox wrapper that confines and then executes it. */
+function command(args: string[], confine?: ConfinePlan): { file: string; args: string[] } {
+  return confine ? wrapperArgs(confine, SHELL, args) : { file: SHELL, args };
 }
 
-function pipeTransport(cwd: string, env: NodeJS.ProcessEnv): ShellTransport {
-  const child = spawn(SHELL, PIPE_ARGS, { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+function pipeTransport(cwd: string, env: NodeJS.ProcessEnv, confine?: ConfinePlan): ShellTransport {
+  const { file, args } = command(PIPE_ARGS, confine);
+  const child = spawn(file, args, { cwd, env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
   // A failed start is also an `error` event; unheard, it would throw out of the event loop.
   child.on('error', () => undefined);
   if (child.pid === undefined) throw new Error(`cannot start ${SHELL} in ${cwd}`);
@@ -129,16 +112,16 @@ function pipeTransport(cwd: string, env: NodeJS.ProcessEnv): ShellTransport {
  * Start `/bin/bash --noprofile --norc` in `cwd` with `env`: on a PTY when one can be opened, else on
  * pipes (behaviour.md §8.3, beyond spec; `pipes` forces them). Throws when neither starts.
  */
-export function startTransport(cwd: string, given: NodeJS.ProcessEnv, opts: { pipes?: boolean } = {}): ShellTransport {
+export function startTransport(cwd: string, given: NodeJS.ProcessEnv, opts: { pipes?: boolean; confine?: ConfinePlan | undefined } = {}): ShellTransport {
   // The shell and its jobs carry the daemon's marker, whatever its environment layers say.
   const env = withMarker(given);
   const pty = opts.pipes ? null : loadPty();
   if (pty) {
     try {
-      return ptyTransport(pty, cwd, env);
+      return ptyTransport(pty, cwd, env, opts.confine);
     } catch (err) {
       process.emitWarning(`cannot open a PTY, this shell uses pipes: ${errorMessage(err)}`);
     }
   }
-  return pipeTransport(cwd, env);
+  return pipeTransport(cwd, env, opts.confine);
 }

@@ -1,4 +1,4 @@
-import { BashShells } from '../actors/shells.js';
+import { BashShells } from '../services/shells.js';
 import { ptyAvailable } from '../effects/shellTransport.js';
 import { shellMachine } from '../machines/shell.js';
 import type { Feature } from './types.js';

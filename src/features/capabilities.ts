@@ -1,11 +1,11 @@
-import { CapabilityService } from '../actors/capabilities.js';
+import { CapabilityService } from '../services/capabilities.js';
 import { invalidCapability, parseCapabilitySpec, type CapabilitySpec } from '../domain/capability.js';
 import { FS_VERBS } from '../domain/fsPath.js';
 import { CAPABILITY_MAX_TTL_MS } from '../domain/limits.js';
 import type { AgentInput } from '../domain/agentInput.js';
 import { fsOperations } from '../effects/fsPlane.js';
 import { mountCapabilities } from '../http/routes/capabilities.js';
-import { fsFastPath, mountFs } from '../http/routes/fs.js';
+import { fsRoute, mountFs } from '../http/routes/fs.js';
 import { CapabilityStore } from '../stores/capabilityStore.js';
 import type { Feature } from './types.js';
 
@@ -49,7 +49,7 @@ export const capabilitiesFeature: Feature = async ({ directory, info, clock, all
     }),
     // The agent's actor has revoked its live capabilities; their records reach the disk here.
     onDelete: () => service.settled(),
-    fastPaths: [fsFastPath(fsDeps, allowedOrigins)],
+    fastRoutes: [fsRoute(fsDeps)],
     routes: [mountCapabilities(service), mountFs(fsDeps)],
   };
 };

@@ -1,6 +1,6 @@
-import { EventStreams } from '../actors/eventStreams.js';
-import { EventsService } from '../actors/events.js';
-import { WebhookTokens } from '../actors/webhooks.js';
+import { EventStreams } from '../services/eventStreams.js';
+import { EventsService } from '../services/events.js';
+import { WebhookTokens } from '../services/webhooks.js';
 import { eventHubPage, eventsCommand, webhookCommand } from '../commands/events.js';
 import { EVENT_PING_MS } from '../domain/limits.js';
 import { eventStreamRoute } from '../http/routes/eventStream.js';

@@ -1,4 +1,4 @@
-import { Installs } from '../actors/installs.js';
+import { Installs } from '../services/installs.js';
 import { installCommands } from '../commands/install.js';
 import { INSTALL_FILE_BYTES, INSTALL_MAX_FILES, INSTALL_TOTAL_BYTES } from '../domain/limits.js';
 import { installsRoute } from '../http/routes/installs.js';

@@ -1,4 +1,4 @@
-import { TraceService } from '../actors/traces.js';
+import { TraceService } from '../services/traces.js';
 import { mountTraces } from '../http/routes/traces.js';
 import type { Feature } from './types.js';
 

@@ -1,10 +1,10 @@
 import type { SystemContribution } from '../actors/contributions.js';
 import type { AgentDirectory } from '../actors/directory.js';
-import type { Inspection } from '../actors/inspection.js';
+import type { Inspection } from '../services/inspection.js';
 import type { DaemonInfo } from '../commands/types.js';
 import type { AgentStore, Clock, EnvStore } from '../domain/ports.js';
 import type { RouteModule } from '../http/app.js';
-import type { FastPath } from '../http/context.js';
+import type { FastRoute } from '../http/context.js';
 import type { UpgradeHandler } from '../http/upgrade.js';
 import type { StateFolders } from '../stores/leftovers.js';
 
@@ -38,7 +38,7 @@ export interface FeatureHost {
  */
 export interface FeatureContribution extends SystemContribution {
   routes?: RouteModule[];
-  fastPaths?: FastPath[];
+  fastRoutes?: FastRoute[];
   /** HTTP upgrade handlers by exact path (behind the Host/Origin guard of the upgrade hook). */
   upgrades?: Record<string, UpgradeHandler>;
 }

@@ -2,7 +2,7 @@ import express, { type Express } from 'express';
 import { LoomError } from '../domain/errors.js';
 import type { AppContext } from './context.js';
 import { corsHeaders } from './guard.js';
-import { corsWith, errorRenderer, hostOriginGuard, preflight } from './middleware.js';
+import { entryCheck, errorRenderer, preflight } from './middleware.js';
 import { mountLifecycle } from './routes/lifecycle.js';
 import { mountAgents } from './routes/agents.js';
 import { mountSessions } from './routes/sessions.js';
@@ -23,8 +23,7 @@ export function createApp(ctx: AppContext, extra: RouteModule[] = []): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   // spec §4 (`X-Agent-Id`), behaviour.md §11 (`X-User-Id`): the wire's identity header.
-  app.use(corsWith(corsHeaders(ctx.wire.header)));
-  app.use(hostOriginGuard(ctx.allowedOrigins));
+  app.use(entryCheck({ cors: corsHeaders(ctx.wire.header), allowedOrigins: ctx.allowedOrigins }));
   app.use(preflight);
   for (const mount of [...routeModules, ...extra]) mount(app, ctx);
   app.use((req) => {

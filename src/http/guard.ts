@@ -47,6 +47,21 @@ function pathOf(url: string | undefined): string {
   return q < 0 ? u : u.slice(0, q);
 }
 
+/** The edge of the daemon every request crosses: the wire's CORS headers and the accepted origins. */
+export interface Edge {
+  cors: Readonly<Record<string, string>>;
+  allowedOrigins: readonly string[];
+}
+
+/**
+ * The one entry check of every HTTP request, whether Express or a fast path answers it: set the CORS
+ * headers every response carries, then apply the Host/Origin guard. Returns the refusal, or null.
+ */
+export function admit(edge: Edge, req: IncomingMessage, res: { setHeader(name: string, value: string): unknown }): LoomError | null {
+  setCors(res, edge.cors);
+  return hostOriginRefusal(req, edge.allowedOrigins);
+}
+
 /**
  * The one Host/Origin guard (behaviour.md §9.2), used by the Express app, the /fs fast path and the
  * HTTP `upgrade` hook: Host must be loopback (403 `Forbidden host`); a foreign Origin is refused

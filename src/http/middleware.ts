@@ -1,18 +1,14 @@
 import type { NextFunction, Request, Response } from 'express';
 import { renderError } from './errors.js';
-import { hostOriginRefusal, setCors } from './guard.js';
+import { admit, type Edge } from './guard.js';
 
-/** spec §4: CORS headers on every response, errors and SSE included. */
-export function cors(_req: Request, res: Response, next: NextFunction): void {
-  setCors(res);
-  next();
-}
-
-/** CORS headers of a given wire on every response (behaviour.md §11: `X-User-Id` on the user wire). */
-export function corsWith(headers: Readonly<Record<string, string>>) {
-  return (_req: Request, res: Response, next: NextFunction): void => {
-    setCors(res, headers);
-    next();
+/**
+ * spec §4, behaviour.md §9.2 in the Express chain: the one entry check (http/guard.ts `admit`) —
+ * the wire's CORS headers on every response, errors and SSE included, then the Host/Origin guard.
+ */
+export function entryCheck(edge: Edge) {
+  return (req: Request, res: Response, next: NextFunction): void => {
+    next(admit(edge, req, res) ?? undefined);
   };
 }
 
@@ -24,13 +20,6 @@ export function preflight(req: Request, res: Response, next: NextFunction) {
   res.status(204).end();
 }
 
-/** behaviour.md §9.2 in the Express chain: the one guard (http/guard.ts). */
-export function hostOriginGuard(allowedOrigins: readonly string[]) {
-  return (req: Request, _res: Response, next: NextFunction) => {
-    const refusal = hostOriginRefusal(req, allowedOrigins);
-    next(refusal ?? undefined);
-  };
-}
 
 /** The Express end of the one error renderer (http/errors.ts). */
 export function errorRenderer(err: unknown, req: Request, res: Response, _next: NextFunction) {

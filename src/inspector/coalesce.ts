@@ -1,6 +1,6 @@
-import { RECENT_PER_TOPIC } from '../actors/recentCommands.js';
-import type { LiveMessage } from '../actors/inspectionMessages.js';
-import type { InspectionSnapshot } from '../actors/inspectionSnapshot.js';
+import { RECENT_PER_TOPIC } from '../services/recentCommands.js';
+import type { LiveMessage } from '../services/inspectionMessages.js';
+import type { InspectionSnapshot } from '../services/inspectionSnapshot.js';
 
 /** The transitions a coalesced frame keeps per actor: the page's timeline keeps this many (web/inspector/model.js). */
 export const COALESCE_TRANSITIONS = 60;

@@ -1,6 +1,6 @@
-import type { Inspection, InspectorMessage, LiveMessage } from '../actors/inspection.js';
-import { iso } from '../actors/inspectionMessages.js';
-import type { InspectionSnapshot } from '../actors/inspectionSnapshot.js';
+import type { Inspection, InspectorMessage, LiveMessage } from '../services/inspection.js';
+import { iso } from '../services/inspectionMessages.js';
+import type { InspectionSnapshot } from '../services/inspectionSnapshot.js';
 import type { Clock } from '../domain/ports.js';
 import { Coalescer } from './coalesce.js';
 

@@ -1,5 +1,5 @@
 import type { Express, Response } from 'express';
-import type { Inspection } from '../actors/inspection.js';
+import type { Inspection } from '../services/inspection.js';
 import { LoomError } from '../domain/errors.js';
 import type { AppContext } from '../http/context.js';
 import { route } from '../http/route.js';

@@ -1,4 +1,5 @@
 import { assign, emit, enqueueActions, fromCallback, sendTo, setup, type ParameterizedObject } from 'xstate';
+import type { ConfinePlan } from '../domain/sandbox.js';
 import type { ShellOutput, ShellRunOutcome, ShellTransportKind } from '../domain/shell.js';
 
 /**
@@ -39,6 +40,8 @@ export interface ShellInput {
   home: string;
   /** The environment of behaviour.md §8.3 (one-shot environment plus TERM, PS1, …). */
   env: Record<string, string | undefined>;
+  /** behaviour.md §15: the shell is confined by Landlock (a `workspace` agent). */
+  confine?: ConfinePlan;
 }
 
 /** One command handed to the shell. */
@@ -77,6 +80,7 @@ export type ShellEvent =
 export interface ProcessInput {
   cwd: string;
   env: Record<string, string | undefined>;
+  confine?: ConfinePlan;
 }
 
 /** What the machine tells its process actor. */
@@ -132,7 +136,7 @@ export const shellMachine = setup({
 }).createMachine({
   id: 'shell',
   context: ({ input }) => ({ ...input, pid: null, transport: null, cwd: input.home, run: null, pending: null, kept: null, lastCommand: null }),
-  invoke: { id: 'process', src: 'process', input: ({ context }) => ({ cwd: context.home, env: context.env }) },
+  invoke: { id: 'process', src: 'process', input: ({ context }) => ({ cwd: context.home, env: context.env, ...(context.confine ? { confine: context.confine } : {}) }) },
   initial: 'starting',
   on: {
     'shell.close': { target: '.ended', actions: { type: 'answerAll', params: { outcome: { kind: 'closed' } } } },

@@ -1,7 +1,7 @@
 import { assign, cancel, emit, enqueueActions, setup, stopChild, type AnyActorRef, type ParameterizedObject } from 'xstate';
 import { commandOutput } from '../domain/output.js';
 import { fail } from '../domain/result.js';
-import { newSession, sessionMeta, type SessionState } from '../domain/session.js';
+import { applySessionChange, newSession, sessionMeta, type SessionChange, type SessionEvent, type SessionState } from '../domain/session.js';
 import type { CommandEvent, ExecResult, QueueLimits, RefusalReason, Ticket } from '../domain/ticket.js';
 import type { TopicRef } from '../domain/topic.js';
 import { SHELL_CHILD_ID, shellMachine, shellSystemId, type ShellInput } from './shell.js';
@@ -62,6 +62,8 @@ export type TopicQueueEvent =
   | { type: 'command.expire'; ticketId: string }
   | { type: 'command.done'; ticketId: string; result: ExecResult; at: number }
   | { type: 'session.close'; at: number }
+  /** A change a command (of this topic or another) made to the session `sessionId`. */
+  | { type: 'session.change'; sessionId: number; change: SessionChange; at: number }
   | { type: 'agent.delete'; at: number }
   | { type: 'shell.open'; input: ShellInput }
   // The shell child ended or failed (XState's own events).
@@ -94,8 +96,8 @@ type NamedAction =
 
 /** `enqueueActions` typed for this machine, with params `P`. */
 const enqueueTyped = <P extends ParameterizedObject['params']>(
-  collect: Parameters<typeof enqueueActions<Ctx, TopicQueueEvent, P, TopicQueueEvent, never, NamedAction, never, never, CommandEvent>>[0],
-) => enqueueActions<Ctx, TopicQueueEvent, P, TopicQueueEvent, never, NamedAction, never, never, CommandEvent>(collect);
+  collect: Parameters<typeof enqueueActions<Ctx, TopicQueueEvent, P, TopicQueueEvent, never, NamedAction, never, never, CommandEvent | SessionEvent>>[0],
+) => enqueueActions<Ctx, TopicQueueEvent, P, TopicQueueEvent, never, NamedAction, never, never, CommandEvent | SessionEvent>(collect);
 const base = (c: Ctx, ticket: Ticket, at: number) => ({ agentId: c.agentId, topic: c.ref.topic, ticket, at });
 
 /** The `command.started` event of the running ticket. */
@@ -123,7 +125,7 @@ export const topicQueueMachine = setup({
     context: {} as TopicQueueContext,
     events: {} as TopicQueueEvent,
     input: {} as TopicInput,
-    emitted: {} as CommandEvent,
+    emitted: {} as CommandEvent | SessionEvent,
   },
   actors: { shell: shellMachine },
   actions: {
@@ -160,6 +162,7 @@ export const topicQueueMachine = setup({
     isRunningWithWaiting: ({ context, event }) => 'ticketId' in event && context.running?.id === event.ticketId && context.waiting.length > 0,
     isWaiting: ({ context, event }) => 'ticketId' in event && context.waiting.some((t) => t.id === event.ticketId),
     isRunning: ({ context, event }) => 'ticketId' in event && context.running?.id === event.ticketId,
+    isThisSession: ({ context, event }) => event.type === 'session.change' && event.sessionId === context.session.id,
   },
 }).createMachine({
   id: 'topicQueue',
@@ -171,6 +174,16 @@ export const topicQueueMachine = setup({
       actions: enqueueActions(({ enqueue, event, context, self }) => {
         if (!hasShell(self)) enqueue.spawnChild('shell', { id: SHELL_CHILD_ID, systemId: shellSystemId(context.agentId, context.ref.topic), input: event.input });
       }),
+    },
+    'session.change': {
+      guard: 'isThisSession',
+      actions: [
+        assign({ session: ({ context, event }) => applySessionChange(context.session, (event as Extract<TopicQueueEvent, { type: 'session.change' }>).change) }),
+        emit(({ context, event }) => {
+          const e = event as Extract<TopicQueueEvent, { type: 'session.change' }>;
+          return { ...e.change, agentId: context.agentId, topic: context.ref.topic, sessionId: e.sessionId, at: e.at } as SessionEvent;
+        }),
+      ],
     },
     'xstate.done.actor.shell': { actions: stopChild(SHELL_CHILD_ID) },
     'xstate.error.actor.shell': { actions: [{ type: 'reportShellError', params: ({ event }) => ({ error: event.error }) }, stopChild(SHELL_CHILD_ID)] },

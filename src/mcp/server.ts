@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, InitializeRequestSchema, ListToolsRequestSchema, PingRequestSchema, isJSONRPCRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { TOOL_CAPABILITIES, TOOL_CONFIG } from '../domain/mcpSchema.js';
@@ -23,32 +24,47 @@ export function createToolServer(run: ToolRunner, version: string): McpServer {
   const server = new McpServer({ name: TOOL_NAME, version }, { jsonSchemaValidator: sharedValidator });
   server.registerTool(TOOL_NAME, TOOL_CONFIG, async (args) => callTool(args, run));
   server.server.registerCapabilities(TOOL_CAPABILITIES);
-  paramsErrorsAsInvalidParams(server);
   return server;
 }
 
-type RequestHandler = (request: unknown, extra: unknown) => Promise<unknown>;
+/** The requests the `loom` server answers, with the SDK's schemas for them (public exports). */
+const REQUEST_SCHEMAS: ReadonlyMap<string, ZodLike> = new Map<string, ZodLike>([
+  ['initialize', InitializeRequestSchema],
+  ['ping', PingRequestSchema],
+  ['tools/list', ListToolsRequestSchema],
+  ['tools/call', CallToolRequestSchema],
+]);
+
+interface ZodLike {
+  safeParse(v: unknown): { success: true } | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } };
+}
+
+/** Why a request's params do not fit its method's schema, or null (unknown methods are the SDK's to answer). */
+export function invalidParams(message: JSONRPCMessage): string | null {
+  if (!isJSONRPCRequest(message)) return null;
+  const schema = REQUEST_SCHEMAS.get(message.method);
+  if (!schema) return null;
+  const r = schema.safeParse(message);
+  if (r.success) return null;
+  const what = r.error.issues.map((i) => `${i.path.map(String).join('.')}: ${i.message}`).join('; ');
+  return `MCP error ${ErrorCode.InvalidParams}: Invalid params for ${message.method}: ${what}`;
+}
 
 /**
- * The SDK parses each request with its method's schema inside the handler, so `tools/call` with
- * `arguments: "x"` came back as -32603 Internal error carrying a zod dump (found by the issue 12
- * fuzzer). Params that do not fit the schema are the client's mistake: -32602 Invalid params.
+ * Params that do not fit a method's schema are the client's mistake: -32602 Invalid params. The SDK
+ * would parse them inside its handler and answer -32603 Internal error with a zod dump, so each
+ * message is checked as the transport hands it over (its public `onmessage`), before the server sees it.
  */
-function paramsErrorsAsInvalidParams(server: McpServer): void {
-  const handlers = (server.server as unknown as { _requestHandlers?: Map<string, RequestHandler> })._requestHandlers;
-  if (!(handlers instanceof Map)) return;
-  for (const [method, handler] of handlers) {
-    handlers.set(method, async (request, extra) => {
-      try {
-        return await handler(request, extra);
-      } catch (err) {
-        const issues = (err as { issues?: Array<{ path?: unknown[]; message?: string }> }).issues;
-        if (!Array.isArray(issues)) throw err;
-        const what = issues.map((i) => `${(i.path ?? []).join('.')}: ${i.message ?? 'invalid'}`).join('; ');
-        throw new McpError(ErrorCode.InvalidParams, `Invalid params for ${method}: ${what}`);
-      }
-    });
-  }
+export function answerInvalidParams(transport: Transport): void {
+  const deliver = transport.onmessage;
+  transport.onmessage = (message, extra) => {
+    const why = invalidParams(message);
+    if (why === null || !isJSONRPCRequest(message)) {
+      deliver?.(message, extra);
+      return;
+    }
+    void transport.send({ jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.InvalidParams, message: why } }).catch(() => undefined);
+  };
 }
 
 /**
@@ -64,5 +80,6 @@ export async function serveStateless(req: IncomingMessage, res: ServerResponse, 
     void server.close();
   });
   await server.connect(transport);
+  answerInvalidParams(transport);
   await transport.handleRequest(req, res, parsed);
 }

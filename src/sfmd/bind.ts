@@ -21,7 +21,7 @@ export interface BindContext {
   /** Agent home (path values). */
   home: string;
   /** Session variables. */
-  vars: Map<string, string>;
+  vars: ReadonlyMap<string, string>;
   /** Value shortcuts first, then page shortcuts (behaviour.md §3.7). */
   shortcut(name: string): ShortcutValue | undefined;
   /** Known shortcut names (without `@`) for the NOT_FOUND detail. */

@@ -17,7 +17,7 @@ export interface DefinitionNames {
   /** Every declared field (a field without a value substitutes as the empty string). */
   fields: Map<string, FieldSlot>;
   /** Session variables. */
-  vars: Map<string, string>;
+  vars: ReadonlyMap<string, string>;
   /** `$NAME` resolution for definitions (extra env → store → env: default → process env), undefined when unset. */
   dollar(name: string): string | undefined;
 }
@@ -152,7 +152,7 @@ export function substituteHeader(value: string, names: DefinitionNames, warnings
  * `{var}` and `$NAME` substitution of a field default or a caller's flag value (behaviour.md §4.6,
  * §5.3 step 4b): `dollar` decides which `$NAME` sources apply; unknown names stay as written.
  */
-export function substituteVars(text: string, vars: Map<string, string>, dollar: (name: string) => string | undefined): string {
+export function substituteVars(text: string, vars: ReadonlyMap<string, string>, dollar: (name: string) => string | undefined): string {
   return scan(text, (ph) => {
     if (ph.mods.length > 0) return null;
     const v = vars.get(ph.name);
@@ -175,7 +175,7 @@ export function unresolvedDollars(text: string, dollar: (name: string) => string
  * Substitute a `to:` path of a response template (behaviour.md §4.12): session variables, then
  * fields (template priority, §4.6), raw; no `$NAME`, no response references.
  */
-export function substitutePathTemplate(text: string, fields: Map<string, FieldSlot>, vars: Map<string, string>): string {
+export function substitutePathTemplate(text: string, fields: Map<string, FieldSlot>, vars: ReadonlyMap<string, string>): string {
   return scan(text, (ph) => {
     if (ph.mods.length > 0) return null;
     const v = vars.get(ph.name);

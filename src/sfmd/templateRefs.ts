@@ -32,7 +32,7 @@ export interface LoopFrame {
 /** Everything a reference can resolve against. */
 export interface RefScope {
   response: TemplateResponse;
-  vars: Map<string, string>;
+  vars: ReadonlyMap<string, string>;
   fields: Map<string, FieldSlot>;
   loop: LoopFrame | null;
   /** Called once per missing response reference with the complete warning text. */

@@ -4,6 +4,7 @@ import { isAbsolute, join } from 'node:path';
 import { LoomError } from '../domain/errors.js';
 import { WEBHOOK_TOKEN_RE } from '../domain/events.js';
 import { isAgentId } from '../domain/ids.js';
+import { isSandboxMode } from '../domain/sandbox.js';
 import type { AgentProfile, AgentRecord, AgentStore } from '../domain/ports.js';
 import { checkAgentRoots } from '../effects/homePolicy.js';
 import { AtomicJsonFile, RegistryReadError } from './jsonAdapter.js';
@@ -27,6 +28,7 @@ function recordProblem(key: string, r: unknown, dataDir: string, dataReal: strin
   if (!absolute(r.home)) return 'home must be an absolute path';
   if (!Array.isArray(r.allowedPaths) || !r.allowedPaths.every(absolute)) return 'allowedPaths must be a list of absolute paths';
   if (typeof r.createdAt !== 'string') return 'createdAt must be a timestamp';
+  if (r.sandbox !== undefined && !isSandboxMode(r.sandbox)) return 'sandbox must be "none" or "workspace"';
   if (r.webhookToken !== undefined && (typeof r.webhookToken !== 'string' || !WEBHOOK_TOKEN_RE.test(r.webhookToken))) return 'webhookToken is malformed';
   try {
     // The user wire has no default homes (behaviour.md §11): no stored user home inside the data directory.

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DEFAULT_LIMITS, makeInvoker } from '../../src/commands/actions/invoke.js';
 import type { ActionDef, ActionDoc } from '../../src/sfmd/types.js';
 import { tempDir } from '../helpers/daemon.js';
-import { cli, context, doc, f, loaded, req, world, type World } from './helpers.js';
+import { cli, context, doc, f, loaded, req, world, type World, setVars } from './helpers.js';
 
 let w: World;
 let dir: string;
@@ -62,16 +62,16 @@ describe('behaviour.md §4.8 CLI execution', () => {
 
   it('when the command references a session variable as $name, then it is exported unless the store shadows it', async () => {
     const c = context(w, 'main');
-    c.session.vars.set('who', 'ann');
-    c.session.vars.set('SHARED', 'session');
-    c.session.vars.set('unused', 'x');
+    setVars(c, { who: 'ann' });
+    setVars(c, { SHARED: 'session' });
+    setVars(c, { unused: 'x' });
     const r = await call(cli('sv', 'echo "$who $SHARED $(printenv unused || echo none)"'), '', { ctx: c });
     expect(r.body).toBe('ann global none');
   });
 
   it('when the command uses {var} for a session variable, then it is substituted as a quoted word', async () => {
     const c = context(w, 'main');
-    c.session.vars.set('msg', "it's $x");
+    setVars(c, { msg: "it's $x" });
     expect((await call(cli('sv2', "printf '%s' {msg}"), '', { ctx: c })).body).toBe("it's $x");
   });
 

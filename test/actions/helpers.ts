@@ -1,7 +1,7 @@
 import { mkdirSync, realpathSync } from 'node:fs';
 import { join } from 'node:path';
 import { FileEnvStore } from '../../src/stores/envStore.js';
-import { newSession } from '../../src/domain/session.js';
+import { newSession, SessionDraft } from '../../src/domain/session.js';
 import { parseTopic } from '../../src/domain/topic.js';
 import type { CommandContext, Services } from '../../src/commands/types.js';
 import type { LoadedDocument, DocOrigin } from '../../src/commands/docContract.js';
@@ -83,9 +83,11 @@ export function context(w: World, topic = 'main', opts: { signal?: AbortSignal }
     env: w.env,
     ext: w.ext,
   } as unknown as Services;
+  const draft = new SessionDraft(newSession('leo', ref, 0));
   return {
     agent: { id: 'leo', home: w.home, allowedPaths: [], createdAt: '2025-01-01T00:00:00.000Z' },
-    session: newSession('leo', ref, 0),
+    get session() { return draft.current; },
+    change: (c) => draft.change(c),
     services,
     word: 'act', sub: null, args: '', body: '', header: '/act',
     signal: opts.signal ?? new AbortController().signal,
@@ -94,5 +96,10 @@ export function context(w: World, topic = 'main', opts: { signal?: AbortSignal }
 
 /** A new context sharing the session of `base` (several calls in one topic). */
 export function again(base: CommandContext): CommandContext {
-  return { ...base };
+  return Object.create(base) as CommandContext;
+}
+
+/** Set session variables in a test context as `/set {name}=value` does. */
+export function setVars(c: CommandContext, vars: Record<string, string>): void {
+  c.change({ type: 'session.set', scope: 'session', values: Object.entries(vars) });
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { makeInvoker, DEFAULT_LIMITS } from '../../src/commands/actions/invoke.js';
 import { LAST_RESPONSE_KEY } from '../../src/commands/actions/results.js';
 import { freePort } from '../helpers/daemon.js';
-import { context, doc, f, http, loaded, req, world, type World } from './helpers.js';
+import { context, doc, f, http, loaded, req, world, type World, setVars } from './helpers.js';
 import { startStub, type Stub } from './stub.js';
 import type { ActionDef } from '../../src/sfmd/types.js';
 
@@ -88,7 +88,7 @@ describe('behaviour.md §4.7 POST, PUT, PATCH bodies and headers', () => {
       body: '{\n  "text": "{text}",\n  "lang": "{lang}"\n}',
     });
     const c = context(w);
-    c.session.vars.set('who', 'ann');
+    setVars(c, { who: 'ann' });
     await call(a, '"line1\nline \\"2\\""', { ctx: c });
     expect(JSON.parse(stub.last().body)).toEqual({ text: 'line1\nline "2"', lang: 'en' });
     expect(stub.last().headers).toEqual(expect.arrayContaining([['Authorization', 'Bearer sekret'], ['X-Lang', 'en/ann'], ['Content-Type', 'application/vnd.x+json']]));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { InspectionEvent } from 'xstate';
-import type { InspectorMessage, LiveActor } from '../../src/actors/inspection.js';
+import type { InspectorMessage, LiveActor } from '../../src/services/inspection.js';
 import { call, startApp, type TestApp } from '../helpers/app.js';
 import { watchLiveMessages } from '../helpers/liveMessages.js';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { InspectorMessage, LiveActor } from '../../src/actors/inspection.js';
+import type { InspectorMessage, LiveActor } from '../../src/services/inspection.js';
 import { startApp, type TestApp } from '../helpers/app.js';
 import { watchLiveMessages } from '../helpers/liveMessages.js';
 

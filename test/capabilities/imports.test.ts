@@ -9,7 +9,7 @@ const FILES: Array<[string, RegExp]> = [
   ['src/http/routes/fs.ts', /\/(effects|stores)\//],
   ['src/http/routes/capabilities.ts', /\/(effects|stores)\//],
   ['src/http/fsTransfer.ts', /\/(effects|stores)\//],
-  ['src/actors/capabilities.ts', /\/(effects|stores|http)\//],
+  ['src/services/capabilities.ts', /\/(effects|stores|http)\//],
   ['src/machines/capability.ts', /^\.\.?\/(?!.*domain)/],
   ['src/domain/capability.ts', /^\.\.\//],
   ['src/domain/fsPath.ts', /^\.\.\//],

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SimulatedClock } from 'xstate';
-import { CapabilityService } from '../../src/actors/capabilities.js';
+import { CapabilityService } from '../../src/services/capabilities.js';
 import { AgentDirectory } from '../../src/actors/directory.js';
 import { ActorTree } from '../../src/actors/tree.js';
 import { loadConfig } from '../../src/config.js';

@@ -117,7 +117,7 @@ describe('/open shortcuts (behaviour.md §3.7)', () => {
   it('when @id is unknown, then NOT_FOUND; when it holds a tuple, then INVALID_TARGET', async () => {
     expect((await d.run(topic, '/open @zzz')).body).toBe('ERROR(NOT_FOUND): Unknown shortcut: @zzz');
     const live = d.app.c.system.topicStatuses('leo').find((s) => s.session.ref.topic === topic);
-    live?.session.valueShortcuts.set('card-1', ['12', 'acme/web']);
+    d.app.c.system.services.changeSession('leo', topic, live!.session.id, { type: 'session.shortcuts', valueShortcuts: new Map([['card-1', ['12', 'acme/web']]]) });
     expect((await d.run(topic, '/open @card-1')).body).toBe('ERROR(INVALID_TARGET): @card-1 holds a value, not a link: (12, acme/web)');
   });
 });

@@ -1,4 +1,4 @@
-import type { InspectorMessage } from '../../src/actors/inspection.js';
+import type { InspectorMessage } from '../../src/services/inspection.js';
 import type { LoomSystem } from '../../src/actors/system.js';
 
 /**

@@ -1,6 +1,6 @@
 import { expect } from '@jest/globals';
 import type { AnyActorRef, InspectionEvent } from 'xstate';
-import { detailOf, iso, machineOf, type InspectorMessage, type Snap } from '../../src/actors/inspectionMessages.js';
+import { detailOf, iso, machineOf, type InspectorMessage, type Snap } from '../../src/services/inspectionMessages.js';
 import { redactCommand, type ValueMasks } from '../../src/domain/redact.js';
 import type { CommandEvent } from '../../src/domain/ticket.js';
 import type { LoomSystem } from '../../src/actors/system.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import type { InspectorMessage, LiveMessage } from '../../src/actors/inspection.js';
-import type { InspectionSnapshot } from '../../src/actors/inspectionSnapshot.js';
-import { RECENT_PER_TOPIC } from '../../src/actors/recentCommands.js';
+import type { InspectorMessage, LiveMessage } from '../../src/services/inspection.js';
+import type { InspectionSnapshot } from '../../src/services/inspectionSnapshot.js';
+import { RECENT_PER_TOPIC } from '../../src/services/recentCommands.js';
 import type { Ticket } from '../../src/domain/ticket.js';
 import { COALESCE_TRANSITIONS, Coalescer } from '../../src/inspector/coalesce.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import type { Inspection, InspectorMessage, LiveMessage } from '../../src/actors/inspection.js';
+import type { Inspection, InspectorMessage, LiveMessage } from '../../src/services/inspection.js';
 import type { Ticket } from '../../src/domain/ticket.js';
-import type { InspectionSnapshot } from '../../src/actors/inspectionSnapshot.js';
+import type { InspectionSnapshot } from '../../src/services/inspectionSnapshot.js';
 import { COALESCE_ABOVE_PER_S, COALESCED_FRAME_MS, FRAME_MS, InspectorFeed, SLOW_CLIENT_CODE, type FeedClient } from '../../src/inspector/feed.js';
 import { wantsCoalesced } from '../../src/inspector/socket.js';
 

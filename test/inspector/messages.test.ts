@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { iso } from '../../src/actors/inspectionMessages.js';
-import { InspectionSerialiser } from '../../src/actors/inspectionSerialiser.js';
+import { iso } from '../../src/services/inspectionMessages.js';
+import { InspectionSerialiser } from '../../src/services/inspectionSerialiser.js';
 import { compileMasks, envMask, sessionMask, type ValueMasks } from '../../src/domain/redact.js';
 import type { CommandEvent } from '../../src/domain/ticket.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { RECENT_PER_TOPIC, RecentCommands } from '../../src/actors/recentCommands.js';
+import { RECENT_PER_TOPIC, RecentCommands } from '../../src/services/recentCommands.js';
 import { compileMasks, envMask, sessionMask } from '../../src/domain/redact.js';
 import type { CommandEvent, Ticket } from '../../src/domain/ticket.js';
 

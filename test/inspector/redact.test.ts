@@ -1,8 +1,8 @@
 import { utimesSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
-import { CommandSecrets, ENV_RECHECK_MS } from '../../src/actors/commandSecrets.js';
+import { CommandSecrets, ENV_RECHECK_MS } from '../../src/services/commandSecrets.js';
 import { compileMasks, envMask, maskValues, redactCommand, type MaskedValue } from '../../src/domain/redact.js';
-import { SessionVars } from '../../src/domain/session.js';
+import { applySessionChange, newSession } from '../../src/domain/session.js';
 import { TRACE_SECRET_MIN_CHARS } from '../../src/domain/limits.js';
 import { FileEnvStore } from '../../src/stores/envStore.js';
 import { tempDir } from '../helpers/daemon.js';
@@ -40,9 +40,7 @@ describe('masking env-store and session values in a shown cmd (behaviour.md §13
     const store = new FileEnvStore(tempDir());
     await store.set('leo', {}, Object.fromEntries([['__proto__', 'proto-secret-1'], ['constructor', 'ctor-secret-2']]));
     await store.set('leo', { app: 'toString' }, Object.fromEntries([['hasOwnProperty', 'app-secret-3']]));
-    const vars = new SessionVars();
-    vars.set('__proto__', 'sess-proto-4');
-    vars.set('valueOf', 'sess-value-5');
+    const vars = new Map([['__proto__', 'sess-proto-4'], ['valueOf', 'sess-value-5']]);
     const masks = new CommandSecrets(store).masks('leo', vars);
     expect(redactCommand('/exec echo proto-secret-1 ctor-secret-2 app-secret-3 sess-proto-4 sess-value-5', masks))
       .toBe('/exec echo ${env:__proto__} ${env:constructor} ${env:hasOwnProperty} {__proto__} {valueOf}');
@@ -93,21 +91,20 @@ describe('the cached value lists (CommandSecrets)', () => {
     const counted = { values: (a: string) => { reads++; return store.values(a); }, revision: store.revision.bind(store) };
     const s = new CommandSecrets(counted, () => now);
     expect(s.masks('leo')).toBeNull();
-    expect(s.masks('leo', new SessionVars())).toBeNull();
+    expect(s.masks('leo', new Map())).toBeNull();
     expect(reads).toBe(1);
     await store.set('leo', { app: 'weather', config: 'seoul' }, { CITY: 'seoul-secret' });
     const first = s.masks('leo');
     expect(first?.list.map(([v, m]) => [v, m])).toEqual([['seoul-secret', '${env:CITY}']]);
     expect(s.masks('leo')).toBe(first);
     expect(reads).toBe(2);
-    // A session's variables join the list; a change of one rebuilds it.
-    const vars = new SessionVars();
-    vars.set('city', 'sess-city-1');
-    const both = s.masks('leo', vars);
+    // A session's variables join the list; a change of one (a new map, as the topic applies it) rebuilds it.
+    const session = applySessionChange(newSession('leo', { topic: 'main', type: 'main' } as never, 0), { type: 'session.set', scope: 'session', values: [['city', 'sess-city-1']] });
+    const both = s.masks('leo', session.vars);
     expect(redactCommand('/open sess-city-1 seoul-secret', both)).toBe('/open {city} ${env:CITY}');
-    expect(s.masks('leo', vars)).toBe(both);
-    vars.set('city', 'sess-city-2');
-    expect(redactCommand('/open sess-city-2', s.masks('leo', vars))).toBe('/open {city}');
+    expect(s.masks('leo', session.vars)).toBe(both);
+    const changed = applySessionChange(session, { type: 'session.set', scope: 'session', values: [['city', 'sess-city-2']] });
+    expect(redactCommand('/open sess-city-2', s.masks('leo', changed.vars))).toBe('/open {city}');
     // A hand edit of the file: seen by a recheck, or once ENV_RECHECK_MS has passed.
     writeFileSync(store.file('leo'), JSON.stringify({ version: 1, global: { HAND: 'hand-edited-1' } }));
     const later = Date.now() + 5000;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { InspectorMessage } from '../../src/actors/inspection.js';
-import { hasSnapshotHook } from '../../src/actors/snapshotTap.js';
+import type { InspectorMessage } from '../../src/services/inspection.js';
+import { hasSnapshotHook } from '../../src/adapters/xstateSnapshots.js';
 import type { DaemonActor } from '../../src/actors/tree.js';
 import { parseTopic } from '../../src/domain/topic.js';
 import { call, startApp, type TestApp } from '../helpers/app.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { InspectorMessage } from '../../src/actors/inspection.js';
+import type { InspectorMessage } from '../../src/services/inspection.js';
 import { expectSameBytes, recordBothForms } from '../helpers/objectSerialiser.js';
 import { installBench, manifest, send, startFileServer, type FileServer, type InstallBench } from './support.js';
 import { watchLiveMessages } from '../helpers/liveMessages.js';

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { dirname, join } from 'node:path';
-import type { Installs } from '../../src/actors/installs.js';
+import type { Installs } from '../../src/services/installs.js';
 import { bench, type CommandBench } from '../commands/support.js';
 
 /** One request a loopback server saw. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { createActor, SimulatedClock } from 'xstate';
 import { getAdjacencyMap, getShortestPaths } from 'xstate/graph';
-import type { SessionState } from '../../src/domain/session.js';
+import type { SessionChange, SessionEvent, SessionState } from '../../src/domain/session.js';
 import type { CommandEvent, ExecResult, Ticket } from '../../src/domain/ticket.js';
 import { expiryId, nextTicketId, topicQueueMachine, type TopicQueueEvent } from '../../src/machines/topicQueue.js';
 
@@ -11,6 +11,7 @@ const result = (body: string): ExecResult => ({ ok: true, code: null, body, meta
 /** A topic actor whose commands finish only when the test says so; records its emitted events and effects. */
 function harness(opts: { max?: number; waitMs?: number } = {}) {
   const emitted: CommandEvent[] = [];
+  const sessionEvents: SessionEvent[] = [];
   const ran: Array<{ ticket: string; session: SessionState }> = [];
   const disposed: SessionState[] = [];
   const clock = new SimulatedClock();
@@ -21,14 +22,15 @@ function harness(opts: { max?: number; waitMs?: number } = {}) {
     },
   });
   const actor = createActor(machine, { input: { agentId: 'leo', ref: REF, maxWaiting: opts.max ?? 5, waitMs: opts.waitMs ?? 120000, now: 0 }, clock });
-  actor.on('*', (e) => { emitted.push(e); });
+  actor.on('*', (e) => { if ('ticket' in e) emitted.push(e); else sessionEvents.push(e); });
   actor.start();
   const ticket = (cmd: string, via: 'exec' | 'mcp' = 'exec'): Ticket => ({
     id: nextTicketId(actor.getSnapshot().context), cmd, requestId: null, via, queuedAt: clock.now(), startedAt: null,
   });
   const of = (type: CommandEvent['type']) => emitted.filter((e) => e.type === type).map((e) => e.ticket.cmd);
   return {
-    actor, emitted, ran, disposed, clock, of,
+    actor, emitted, sessionEvents, ran, disposed, clock, of,
+    change: (change: SessionChange, sessionId = actor.getSnapshot().context.session.id) => actor.send({ type: 'session.change', sessionId, change, at: clock.now() }),
     arrive: (cmd: string) => { const t = ticket(cmd); actor.send({ type: 'command.arrive', ticket: t }); return t.id; },
     tryRun: (cmd: string) => { const t = ticket(cmd, 'mcp'); actor.send({ type: 'command.try', ticket: t }); return t.id; },
     leave: (id: string) => actor.send({ type: 'command.leave', ticketId: id }),
@@ -188,6 +190,45 @@ describe('sessions of a topic (behaviour.md §1.3)', () => {
     // The waiting ticket's expiry was cancelled with it.
     h.clock.increment(200000);
     expect(h.refusals()).toEqual([]);
+  });
+});
+
+describe('session changes are events of the topic (architecture.md "One read model")', () => {
+  it('when a command reports /open, /nav, /set and /close changes, then the topic applies them in order, each a new session, and emits each', () => {
+    const h = harness();
+    const id = h.arrive('/open a.md');
+    const first = h.actor.getSnapshot().context.session;
+    const doc = { uri: 'file:///h/a.md', title: 'A', currentBlock: null, display: '~/a.md' };
+    h.change({ type: 'session.opened', doc, pageShortcuts: new Map([['next', 'b.md']]), history: [], baseDir: '/h' });
+    h.change({ type: 'session.navigated', block: '#intro' });
+    h.change({ type: 'session.set', scope: 'session', values: [['city', 'Seoul']] });
+    h.finish(id);
+    const s = h.actor.getSnapshot().context.session;
+    expect(s).not.toBe(first);
+    expect(first.doc).toBeNull();
+    expect(first.vars.size).toBe(0);
+    expect(s.doc).toEqual({ ...doc, currentBlock: '#intro' });
+    expect([...s.vars]).toEqual([['city', 'Seoul']]);
+    expect(s.baseDir).toBe('/h');
+    h.change({ type: 'session.cleared', scope: 'session', names: ['city'] });
+    h.change({ type: 'session.closed' });
+    expect(h.sessionEvents.map((e) => e.type)).toEqual(['session.opened', 'session.navigated', 'session.set', 'session.cleared', 'session.closed']);
+    expect(h.sessionEvents.every((e) => e.agentId === 'leo' && e.topic === 'main' && e.sessionId === s.id)).toBe(true);
+    const end = h.actor.getSnapshot().context.session;
+    expect(end.doc).toBeNull();
+    expect(end.vars.size).toBe(0);
+    expect(end.baseDir).toBeNull();
+  });
+
+  it('when a change arrives for a session that was renewed meanwhile, then it is dropped and nothing is emitted', () => {
+    const h = harness();
+    h.arrive('/set {a}=1');
+    const old = h.actor.getSnapshot().context.session.id;
+    h.actor.send({ type: 'session.close', at: 1 });
+    h.change({ type: 'session.set', scope: 'session', values: [['a', '1']] }, old);
+    expect(h.actor.getSnapshot().context.session.id).not.toBe(old);
+    expect(h.actor.getSnapshot().context.session.vars.size).toBe(0);
+    expect(h.sessionEvents).toEqual([]);
   });
 });
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
-import { FileStepBudget, TraceRecording } from '../../src/actors/traceRecording.js';
+import { FileStepBudget, TraceRecording } from '../../src/services/traceRecording.js';
 import type { CommandEvent } from '../../src/domain/ticket.js';
 import { call, raw, startApp, type TestApp } from '../helpers/app.js';
 import { tempDir } from '../helpers/daemon.js';

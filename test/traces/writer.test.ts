@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { FileHandle } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { TraceWriter, writeAll } from '../../src/actors/traceWriter.js';
+import { TraceWriter, writeAll } from '../../src/services/traceWriter.js';
 import { tempDir } from '../helpers/daemon.js';
 
 /** A handle whose writev takes at most `max` bytes per call, as a kernel may: what it got, in order. */

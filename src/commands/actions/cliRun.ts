@@ -7,6 +7,7 @@ import { tryParseJson } from '../../sfmd/jsonPath.js';
 import { referencedNames, substituteCommand } from '../../sfmd/shellQuote.js';
 import type { ActionDef } from '../../sfmd/types.js';
 import type { LoadedDocument } from '../docContract.js';
+import { commandSandbox, sandboxEnv } from '../sandbox.js';
 import type { CommandContext } from '../types.js';
 import { failure, finish } from './results.js';
 import { actionDir, cliEnvironment } from './variables.js';
@@ -52,11 +53,14 @@ export async function runCliActionCommand(ctx: CommandContext, loaded: LoadedDoc
     return v === undefined ? null : { text: v, label: `{${name}}` };
   });
   if (!sub.ok) return fail('INVALID_ARGS', sub.message, { recovery: `/act.${a.id} --help` });
+  const sandbox = commandSandbox(ctx);
+  if (!sandbox.ok) return sandbox.result;
   const out = new SplitCapture(limits.maxBytes);
   const r = await runShell({
     command: sub.command,
     cwd: actionDir(ctx, loaded),
-    env: cliEnvironment(ctx, loaded, referenced),
+    env: sandboxEnv(cliEnvironment(ctx, loaded, referenced), sandbox.plan),
+    ...(sandbox.plan ? { confine: sandbox.plan } : {}),
     timeoutMs: limits.timeoutMs,
     timeoutSignal: 'SIGTERM',
     capture: out,

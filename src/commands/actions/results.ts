@@ -3,6 +3,7 @@ import type { BoundField } from '../../sfmd/bind.js';
 import type { FieldSlot } from '../../sfmd/substitute.js';
 import { assembleOutput, renderTemplate, type TemplateResponse } from '../../sfmd/template.js';
 import type { ActionDef } from '../../sfmd/types.js';
+import type { ShortcutValue } from '../../domain/session.js';
 import { writeActionFile } from '../../effects/actionFiles.js';
 import type { LoadedDocument } from '../docContract.js';
 import type { CommandContext } from '../types.js';
@@ -59,13 +60,17 @@ export function finish(f: Finished): CommandResult {
   let body: string;
   const warnings = [...new Set(f.warnings)];
   if (f.action.response) {
+    // The template works on copies; what it set or registered becomes the session's changes.
+    const vars = new Map(f.ctx.session.vars);
+    const shortcuts = new Map(f.ctx.session.valueShortcuts);
     const t = renderTemplate(f.action.response.lines, f.response, {
-      vars: f.ctx.session.vars,
+      vars,
       fields: fieldSlots(f.fields),
-      shortcuts: f.ctx.session.valueShortcuts,
+      shortcuts,
       writeTo: (path, bytes) => writeActionFile(f.ctx.agent, isLocal(f.loaded), path, bytes),
       firstLine: f.action.response.line,
     });
+    recordTemplateChanges(f.ctx, vars, shortcuts);
     body = assembleOutput(t.output, [...warnings, ...t.warnings], t.next);
   } else {
     body = assembleOutput([f.plain], warnings, []);
@@ -73,6 +78,16 @@ export function finish(f: Finished): CommandResult {
   body = capOutput(body);
   if (!f.failure) return { ok: true, code: null, body };
   return failure(f.loaded, f.failure.code, f.failure.message, body === '' ? [] : [body]);
+}
+
+/** Turn what a template set or registered into `session.set` / `session.shortcuts` changes. */
+function recordTemplateChanges(ctx: CommandContext, vars: ReadonlyMap<string, string>, shortcuts: ReadonlyMap<string, ShortcutValue>): void {
+  const before = ctx.session;
+  const values = [...vars].filter(([name, value]) => before.vars.get(name) !== value);
+  if (values.length > 0) ctx.change({ type: 'session.set', scope: 'session', values });
+  const old = [...before.valueShortcuts];
+  const same = shortcuts.size === old.length && [...shortcuts].every(([k, v], i) => old[i][0] === k && JSON.stringify(old[i][1]) === JSON.stringify(v));
+  if (!same) ctx.change({ type: 'session.shortcuts', valueShortcuts: shortcuts });
 }
 
 /** A failure body with the `Setup: /open <path>` line of behaviour.md §4.9 when the document has one. */

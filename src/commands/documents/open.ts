@@ -4,7 +4,7 @@ import { HUB_ONLY_MESSAGE } from '../registry.js';
 import type { Command, CommandContext } from '../types.js';
 import { isResult, loadSource } from './load.js';
 import { listingLines, listingSystem } from './ls.js';
-import { clearDocument, docData, pushHistory, setCurrent, syncHistory, topicState, type DocData, type DocSource } from './state.js';
+import { clearDocument, docData, pushHistory, setCurrent, topicState, type DocData, type DocSource } from './state.js';
 import { notInstalled, resolveTarget } from './targets.js';
 import { anchorText, documentOutput, envCheck, openedName, withDefault } from './view.js';
 
@@ -25,7 +25,7 @@ export async function loadAndSet(ctx: CommandContext, source: DocSource, anchor:
     text = a.text;
   }
   if (push && ctx.session.doc && ctx.session.doc.uri !== data.loaded.uri) pushHistory(ctx.session);
-  setCurrent(ctx.session, data, anchor !== null ? `#${anchor}` : null);
+  setCurrent(ctx, data, anchor !== null ? `#${anchor}` : null);
   if (data.fileHash && data.loaded.path) topicState(ctx.session).reads.set(data.loaded.path, data.fileHash);
   return { data, ...(text !== undefined ? { anchorText: text } : {}) };
 }
@@ -62,7 +62,7 @@ export const openCommand: Command = {
     const r = resolveTarget(ctx, arg);
     if (r.type === 'error') return r.result;
     if (r.type === 'folder') {
-      session.baseDir = r.path;
+      ctx.change({ type: 'session.based', baseDir: r.path });
       return content(listingSystem(r.display), listingLines(r.path, false));
     }
     if (r.type === 'anchor') {
@@ -70,7 +70,7 @@ export const openCommand: Command = {
       if (!cur || !session.doc) return noDocument();
       const a = anchorText(cur, r.anchor);
       if ('ok' in a) return a;
-      session.doc.currentBlock = `#${r.anchor}`;
+      ctx.change({ type: 'session.navigated', block: `#${r.anchor}` });
       return content(`Opened ${openedName(cur, r.anchor)}`, a.text);
     }
     return openSource(ctx, r.source, r.anchor);
@@ -81,15 +81,14 @@ export const openCommand: Command = {
 export const refreshCommand: Command = {
   name: 'refresh',
   async run(ctx) {
-    const { session } = ctx;
-    if (session.ref.type === 'hub') return renderHub(ctx);
-    const cur = docData(session);
-    if (!cur || !session.doc) return noDocument();
-    const keep = session.doc.currentBlock;
+    if (ctx.session.ref.type === 'hub') return renderHub(ctx);
+    const cur = docData(ctx.session);
+    if (!cur || !ctx.session.doc) return noDocument();
+    const keep = ctx.session.doc.currentBlock;
     const r = await loadAndSet(ctx, cur.source, null, false);
     if (isResult(r)) return r;
     const id = keep?.slice(1);
-    if (id !== undefined && !('ok' in anchorText(r.data, id)) && session.doc) session.doc.currentBlock = keep;
+    if (id !== undefined && !('ok' in anchorText(r.data, id)) && ctx.session.doc) ctx.change({ type: 'session.navigated', block: keep });
     return output(ctx, 'Refreshed', r, null);
   },
 };
@@ -111,7 +110,6 @@ export const backCommand: Command = {
       st.history.push(entry);
       return r;
     }
-    syncHistory(session);
     return output(ctx, 'Back to', r, r.anchorText !== undefined ? anchor : null);
   },
 };
@@ -127,7 +125,7 @@ export const closeCommand: Command = {
     if (!session.doc || session.ref.type === 'hub') {
       return shellEnded ? { ok: true, code: null, body: `Shell of ${session.ref.topic} ended` } : noDocument();
     }
-    const display = clearDocument(session);
+    const display = clearDocument(ctx);
     return { ok: true, code: null, body: shellEnded ? `Closed ${display}; shell ended` : `Closed ${display}` };
   },
 };

@@ -1,5 +1,6 @@
 import { HISTORY_MAX } from '../../domain/limits.js';
-import type { OpenDocument, SessionState } from '../../domain/session.js';
+import type { HistoryRef, OpenDocument, SessionState } from '../../domain/session.js';
+import type { CommandContext } from '../types.js';
 import type { DocWarning } from '../../sfmd/types.js';
 import type { Manifest } from '../../sfmd/manifest.js';
 import type { LoadedDocument } from '../docContract.js';
@@ -87,41 +88,36 @@ export function docData(s: SessionState): DocData | undefined {
   return d && typeof d === 'object' && 'loaded' in d ? d : undefined;
 }
 
-/** Push the current document to the history (behaviour.md §3.6: at most 50, oldest dropped). */
+/** Push the current document to this feature's history (behaviour.md §3.6: at most 50, oldest dropped). */
 export function pushHistory(s: SessionState): void {
   const cur = docData(s);
   if (!s.doc || !cur) return;
   const st = topicState(s);
   st.history.push({ uri: s.doc.uri, anchor: s.doc.currentBlock, source: cur.source });
   while (st.history.length > HISTORY_MAX) st.history.shift();
-  syncHistory(s);
 }
 
-/** Mirror the history into `session.history` (uri, anchor) for readers outside this feature. */
-export function syncHistory(s: SessionState): void {
-  s.history = topicState(s).history.map((h) => ({ uri: h.uri, anchor: h.anchor }));
+/** The (uri, anchor) form of this feature's history, as the session shows it to readers. */
+function historyRefs(s: SessionState): HistoryRef[] {
+  return topicState(s).history.map((h) => ({ uri: h.uri, anchor: h.anchor }));
 }
 
-/** Make `data` the current document (anchor `block` or null) and replace its page shortcuts. */
-export function setCurrent(s: SessionState, data: DocData, block: string | null): void {
+/** Make `data` the current document (anchor `block` or null) with its page shortcuts: one `session.opened` change. */
+export function setCurrent(ctx: Pick<CommandContext, 'session' | 'change'>, data: DocData, block: string | null): void {
+  const s = ctx.session;
   const doc: OpenDocument = { uri: data.loaded.uri, title: data.loaded.doc.title, currentBlock: block, display: data.loaded.display, data };
-  s.doc = doc;
-  s.pageShortcuts.clear();
-  for (const [id, target] of pageShortcutTargets(data)) s.pageShortcuts.set(id, target);
-  if (data.loaded.origin === 'local' && data.location.kind === 'file') s.baseDir = data.location.dir;
+  const baseDir = data.loaded.origin === 'local' && data.location.kind === 'file' ? data.location.dir : s.baseDir;
+  ctx.change({ type: 'session.opened', doc, pageShortcuts: new Map(pageShortcutTargets(data)), history: historyRefs(s), baseDir });
 }
 
 /**
  * Clear the document as `/close` does (behaviour.md §2.3): document, anchor, history, page shortcuts
  * and base directory; session variables and value shortcuts stay. Returns the display it had.
  */
-export function clearDocument(s: SessionState): string | null {
-  const display = s.doc?.display ?? null;
-  s.doc = null;
-  topicState(s).history = [];
-  syncHistory(s);
-  s.pageShortcuts.clear();
-  s.baseDir = null;
+export function clearDocument(ctx: Pick<CommandContext, 'session' | 'change'>): string | null {
+  const display = ctx.session.doc?.display ?? null;
+  topicState(ctx.session).history = [];
+  ctx.change({ type: 'session.closed' });
   return display;
 }
 

@@ -1,5 +1,5 @@
 import type { Express, Request } from 'express';
-import type { CapabilityService } from '../../actors/capabilities.js';
+import type { CapabilityService } from '../../services/capabilities.js';
 import { parseCapabilitySpec } from '../../domain/capability.js';
 import { LoomError } from '../../domain/errors.js';
 import { isAgentId } from '../../domain/ids.js';

@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import type { EventStreams } from '../../actors/eventStreams.js';
+import type { EventStreams } from '../../services/eventStreams.js';
 import { LoomError } from '../../domain/errors.js';
 import type { AppContext } from '../context.js';
 import { agentHeader, route } from '../route.js';

@@ -1,5 +1,5 @@
 import type { Express, Request } from 'express';
-import type { EventsService } from '../../actors/events.js';
+import type { EventsService } from '../../services/events.js';
 import { LoomError } from '../../domain/errors.js';
 import type { EventRecord } from '../../domain/events.js';
 import { readJsonObject } from '../body.js';

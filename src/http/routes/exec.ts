@@ -5,10 +5,8 @@ import { LoomError } from '../../domain/errors.js';
 import { parseRequestId } from '../../domain/output.js';
 import { commandWord } from '../../domain/requestLog.js';
 import { headerRequired, parseWireTopic, unknownIdentity, wireHead, type WireDescription } from '../../domain/wire.js';
-import type { AppContext, FastPath } from '../context.js';
+import type { AppContext, FastRoute } from '../context.js';
 import { readJsonObject } from '../body.js';
-import { renderError } from '../errors.js';
-import { corsHeaders, hostOriginRefusal, setCors } from '../guard.js';
 import { noteRequest } from '../requestLog.js';
 import { identityHeader, route } from '../route.js';
 import { streamCommand } from '../sse.js';
@@ -41,21 +39,12 @@ export function mountExec(app: Express, ctx: AppContext): void {
 }
 
 /**
- * POST /exec before Express (the daemon's hot path, bench/exec): the same handler, behind the app's
- * one Host/Origin guard, with the CORS headers every response carries (the wire's identity header)
- * and the one error renderer. Only the exact target `/exec` (query allowed) is taken; anything else
- * goes to the app.
+ * POST /exec before Express (the daemon's hot path, bench/exec): the same handler. Only the exact
+ * target `/exec` (query allowed) is taken; anything else goes to the app.
  */
-export function execFastPath(system: LoomSystem, wire: WireDescription, allowedOrigins: readonly string[]): FastPath {
-  const cors = corsHeaders(wire.header);
-  return (req, res) => {
-    if (req.method !== 'POST') return false;
-    const url = req.url ?? '';
-    if (url !== '/exec' && !url.startsWith('/exec?')) return false;
-    setCors(res, cors);
-    const refusal = hostOriginRefusal(req, allowedOrigins);
-    if (refusal) renderError(req, res, refusal);
-    else handleExec(system, wire, req, res).catch((err: unknown) => renderError(req, res, err));
-    return true;
+export function execRoute(system: LoomSystem, wire: WireDescription): FastRoute {
+  return {
+    matches: (req) => req.method === 'POST' && (req.url === '/exec' || (req.url ?? '').startsWith('/exec?')),
+    handle: (req, res) => handleExec(system, wire, req, res),
   };
 }

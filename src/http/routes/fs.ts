@@ -1,15 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Express } from 'express';
-import type { Grant, Verification } from '../../actors/capabilities.js';
+import type { Grant, Verification } from '../../services/capabilities.js';
 import { LoomError } from '../../domain/errors.js';
 import { displayFsPath, insidePrefix, parseFsPath, VERB_OF_METHOD } from '../../domain/fsPath.js';
 import { FS_MAX_BYTES } from '../../domain/limits.js';
 import { FsRefusal, type FsOperations, type FsRefusalKind } from '../../domain/fsPlane.js';
 import { drain } from '../body.js';
-import type { FastPath } from '../context.js';
+import type { FastRoute } from '../context.js';
 import { pump, sendFile } from '../fsTransfer.js';
 import { renderError } from '../errors.js';
-import { hostOriginRefusal, setCors } from '../guard.js';
 
 /** What the /fs route needs from the running system. */
 export interface FsRouteDeps {
@@ -148,20 +147,14 @@ export async function handleFs(deps: FsRouteDeps, req: IncomingMessage, res: Ser
 const FS_PATH = /^\/fs(?:\/|$)/;
 
 /**
- * The /fs fast path (behaviour.md §9.1 rules kept): data methods on `/fs…` are answered before
- * Express, through the app's one Host/Origin guard and one error renderer, with the same CORS
- * headers as every response. Any other request (OPTIONS, other methods) is left to the app. Express
- * costs most of a small request's time, and the system plane is the daemon's hot path (bench/fs).
+ * The /fs fast route (behaviour.md §9.1 rules kept): data methods on `/fs…` are answered before
+ * Express; any other request (OPTIONS, other methods) is left to the app. Express costs most of a
+ * small request's time, and the system plane is the daemon's hot path (bench/fs).
  */
-export function fsFastPath(deps: FsRouteDeps, allowedOrigins: readonly string[]): FastPath {
-  return (req, res) => {
-    if (!VERB_OF_METHOD[req.method ?? '']) return false;
-    if (!FS_PATH.test(rawTarget(req.url ?? '').path)) return false;
-    setCors(res);
-    const refusal = hostOriginRefusal(req, allowedOrigins);
-    if (refusal) renderError(req, res, refusal);
-    else void handleFs(deps, req, res);
-    return true;
+export function fsRoute(deps: FsRouteDeps): FastRoute {
+  return {
+    matches: (req) => VERB_OF_METHOD[req.method ?? ''] !== undefined && FS_PATH.test(rawTarget(req.url ?? '').path),
+    handle: (req, res) => handleFs(deps, req, res),
   };
 }
 

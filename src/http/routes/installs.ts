@@ -32,7 +32,7 @@ export function installsRoute(app: Express, ctx: AppContext): void {
   route(app, '/packages', {
     GET: (req, res) => {
       const agentId = agentOf(req, ctx);
-      const packages = ctx.system.services.packages.list(agentId).map(({ installId: _id, ...rest }) => rest);
+      const packages = ctx.system.packages(agentId).map(({ installId: _id, ...rest }) => rest);
       res.json({ [ctx.wire.idField]: agentId, packages });
     },
   });

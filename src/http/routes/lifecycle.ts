@@ -26,6 +26,8 @@ export function mountLifecycle(app: Express, ctx: AppContext): void {
         instance: { role: info.role, label: info.label },
         capabilities: ctx.system.describeCapabilities(),
         limits: Object.fromEntries(wire.limits.map((name) => [name, limits[name]])),
+        // behaviour.md §15 (beyond spec): on the agent wire only, whose /describe lists extensions.
+        ...(wire.featureCapabilities ? { sandbox: { ...(info.sandboxSupport?.() ?? { available: false, mechanism: 'landlock', abi: 0 }), default: info.sandbox ?? 'none' } } : {}),
       });
     },
   });

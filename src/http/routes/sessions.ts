@@ -1,6 +1,5 @@
 import type { Express, Request } from 'express';
 import { LoomError } from '../../domain/errors.js';
-import { sessionMeta } from '../../domain/session.js';
 import { idRequired, parseWireTopic, sessionPathError, unknownIdentity, type WireDescription } from '../../domain/wire.js';
 import type { AppContext } from '../context.js';
 import { readJsonObject } from '../body.js';
@@ -35,10 +34,7 @@ export function mountSessions(app: Express, ctx: AppContext): void {
       const q = req.query[id];
       const filter = typeof q === 'string' ? q : undefined;
       const ids = filter !== undefined ? [filter] : system.agentIds();
-      const sessions = ids.flatMap((agentId) => system.topicStatuses(agentId).map((t) => ({
-        [id]: agentId, topic: t.session.ref.topic, topic_type: t.session.ref.type,
-        executing: t.executing, queue_length: t.queueLength, doc: sessionMeta(t.session),
-      })));
+      const sessions = ids.flatMap((agentId) => system.sessionRows(agentId).map((row) => ({ [id]: agentId, ...row })));
       res.json({ sessions });
     },
     POST: async (req, res) => {

@@ -1,6 +1,5 @@
-import { createReadStream } from 'node:fs';
 import type { Express } from 'express';
-import type { TraceService } from '../../actors/traces.js';
+import type { TraceService } from '../../services/traces.js';
 import { LoomError } from '../../domain/errors.js';
 import { isAgentId } from '../../domain/ids.js';
 import { TRACE_NOTE_CHARS } from '../../domain/limits.js';
@@ -40,10 +39,9 @@ export function mountTraces(traces: TraceService) {
     });
     route(app, '/traces/:id', {
       GET: async (req, res) => {
-        const path = await traces.file(String(req.params.id));
+        const stream = await traces.open(String(req.params.id));
         res.status(200).setHeader('Content-Type', 'application/x-ndjson');
         await new Promise<void>((resolve, reject) => {
-          const stream = createReadStream(path);
           // A client that leaves mid-file: pipe() alone never closes the file, so each such client
           // kept a descriptor open for good (an attacker review ran the daemon into EMFILE this way).
           res.once('close', () => { stream.destroy(); resolve(); });

@@ -1,5 +1,5 @@
 import type { Express } from 'express';
-import { IntakeRefused, type EventsService } from '../../actors/events.js';
+import { IntakeRefused, type EventsService } from '../../services/events.js';
 import { LoomError } from '../../domain/errors.js';
 import { WEBHOOK_BODY_BYTES } from '../../domain/limits.js';
 import { readBody, tooLarge } from '../body.js';

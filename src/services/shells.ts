@@ -1,10 +1,11 @@
 import type { BashServices, CommandContext, TopicStatus } from '../commands/types.js';
 import { displayPath } from '../commands/format.js';
+import type { ConfinePlan } from '../domain/sandbox.js';
 import type { ShellRunOutcome, ShellStateName, ShellView } from '../domain/shell.js';
 import { endAllShells } from '../effects/shellProcess.js';
 import type { ShellContext } from '../machines/shell.js';
-import type { AgentDirectory } from './directory.js';
-import type { ShellActor } from './tree.js';
+import type { AgentDirectory } from '../actors/directory.js';
+import type { ShellActor } from '../actors/tree.js';
 
 /** The public view of a shell actor (domain/shell.ts ShellView). */
 export function shellView(ref: ShellActor): ShellView {
@@ -57,10 +58,10 @@ export class BashShells implements BashServices {
     return true;
   }
 
-  run(ctx: CommandContext, req: { text: string; timeoutMs: number; env: () => NodeJS.ProcessEnv }): Promise<ShellRunOutcome> {
+  run(ctx: CommandContext, req: { text: string; timeoutMs: number; env: () => NodeJS.ProcessEnv; confine?: ConfinePlan }): Promise<ShellRunOutcome> {
     const { agentId, ref: topicRef } = ctx.session;
     if (ctx.signal.aborted) return Promise.resolve({ kind: 'closed' });
-    const shell = this.directory.openShell(agentId, topicRef.topic, () => ({ agentId, topic: topicRef.topic, home: ctx.agent.home, env: req.env() }));
+    const shell = this.directory.openShell(agentId, topicRef.topic, () => ({ agentId, topic: topicRef.topic, home: ctx.agent.home, env: req.env(), ...(req.confine ? { confine: req.confine } : {}) }));
     if (!shell) return Promise.resolve({ kind: 'closed' });
     const runId = `r${++this.runs}`;
     return new Promise((resolve) => {

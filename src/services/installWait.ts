@@ -1,5 +1,5 @@
 import type { InstallOutcome } from '../domain/install.js';
-import type { InstallActor } from './tree.js';
+import type { InstallActor } from '../actors/tree.js';
 
 /**
  * The outcome of a running install actor (spec §3 Package install), whatever state it ends in: the

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { createActor, createMachine, type InspectionEvent } from 'xstate';
-import { hasSnapshotHook, observeSnapshots, type InspectableSystem, type SnapshotEvent } from '../../src/actors/snapshotTap.js';
+import { hasSnapshotHook, observeSnapshots, type InspectableSystem, type SnapshotEvent } from '../../src/adapters/xstateSnapshots.js';
 
 const toggle = createMachine({ id: 'toggle', initial: 'off', states: { off: { on: { flip: 'on' } }, on: { on: { flip: 'off' } } } });
 const started = () => createActor(toggle).start();

@@ -1,8 +1,9 @@
+import type { SessionEvent } from '../domain/session.js';
 import type { AnyActorRef, AnyStateMachine, InspectionEvent } from 'xstate';
 import type { DaemonInfo } from '../commands/types.js';
 import { errorMessage } from '../domain/errors.js';
 import type { Clock, EnvStore } from '../domain/ports.js';
-import type { AgentDirectory } from './directory.js';
+import type { AgentDirectory } from '../actors/directory.js';
 import { inspectionSnapshot, type InspectionSnapshot } from './inspectionSnapshot.js';
 import { CORE_MACHINES, machineCatalogue, type MachineView } from './machineCatalogue.js';
 import type { ValueMasks } from '../domain/redact.js';
@@ -10,11 +11,11 @@ import type { SessionState } from '../domain/session.js';
 import type { CommandEvent } from '../domain/ticket.js';
 import { topicSystemId } from '../machines/agent.js';
 import { CommandSecrets } from './commandSecrets.js';
-import type { ActorTree, DaemonActor } from './tree.js';
+import type { ActorTree, DaemonActor } from '../actors/tree.js';
 import { describeActor, type LiveActor, type LiveMessage } from './inspectionMessages.js';
 import { InspectionSerialiser } from './inspectionSerialiser.js';
 import { RecentCommands } from './recentCommands.js';
-import { observeSnapshots } from './snapshotTap.js';
+import { observeSnapshots } from '../adapters/xstateSnapshots.js';
 
 export type { CommandFacts, InspectorMessage, LiveActor, LiveMessage } from './inspectionMessages.js';
 
@@ -49,6 +50,7 @@ export type InspectionObserver = (event: InspectionEvent) => void;
 export class Inspection {
   private readonly commandObservers = new Set<(ev: CommandEvent) => void>();
   private readonly intakeObservers = new Set<(ev: IntakeEvent) => void>();
+  private readonly sessionObservers = new Set<(ev: SessionEvent) => void>();
   /** The last commands of every topic (behaviour.md §13.2 `recent`), kept even while nobody watches. */
   readonly recent = new RecentCommands();
   /** The values a shown `cmd` must not hold (behaviour.md §13.4): env-store values, session variables. */
@@ -128,6 +130,23 @@ export class Inspection {
         l(ev);
       } catch (err) {
         process.emitWarning(`command observer failed: ${errorMessage(err)}`);
+      }
+    }
+  }
+
+  /** Every topic's `session.*` events (behaviour.md §13.7), in the order the topics applied them. */
+  observeSessions(listener: (ev: SessionEvent) => void): () => void {
+    this.sessionObservers.add(listener);
+    return () => this.sessionObservers.delete(listener);
+  }
+
+  /** Called by the topics with each `session.*` event they emit. */
+  session(ev: SessionEvent): void {
+    for (const l of this.sessionObservers) {
+      try {
+        l(ev);
+      } catch (err) {
+        process.emitWarning(`session observer failed: ${errorMessage(err)}`);
       }
     }
   }

@@ -3,7 +3,7 @@ import type { Clock } from '../domain/ports.js';
 import type { SessionState } from '../domain/session.js';
 import type { AgentProfile } from '../machines/agent.js';
 import type { CommandSecrets } from './commandSecrets.js';
-import type { AgentDirectory, TopicView } from './directory.js';
+import type { AgentDirectory, TopicView } from '../actors/directory.js';
 import { shellEntry, ticketView } from './inspectionMessages.js';
 import type { RecentCommand, RecentCommands } from './recentCommands.js';
 

@@ -5,7 +5,7 @@ import { failureOf, type InstallOutcome, type InstallRequest } from '../domain/i
 import type { PackageRecord } from '../domain/ports.js';
 import { sweepPackages } from '../effects/install/staging.js';
 import type { InstallInput, InstallStageLogic, StageCommand, StageReport } from '../machines/install.js';
-import type { AgentDirectory } from './directory.js';
+import type { AgentDirectory } from '../actors/directory.js';
 import { runInstall, uninstallPackage, type InstallDeps } from './installRun.js';
 import { installOutcome } from './installWait.js';
 

@@ -7,7 +7,7 @@ import { randomToken } from '../domain/ids.js';
 import { DEAD_CAPABILITY_LISTED_MS } from '../domain/limits.js';
 import type { Clock } from '../domain/ports.js';
 import { capabilityView, verdictOf, type CapabilityContext, type CapabilityInput } from '../machines/capability.js';
-import type { AgentDirectory } from './directory.js';
+import type { AgentDirectory } from '../actors/directory.js';
 
 /** SHA-256 hex of a presented or minted secret (behaviour.md §1.1: only hashes are stored). */
 export function secretHash(secret: string): string {

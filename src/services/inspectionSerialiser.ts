@@ -2,7 +2,7 @@ import type { AnyActorRef } from 'xstate';
 import { redactCommand, type ValueMasks } from '../domain/redact.js';
 import type { CommandEvent } from '../domain/ticket.js';
 import { detailOf, iso, machineOf, type CommandFacts, type InspectorMessage, type Snap } from './inspectionMessages.js';
-import type { SnapshotEvent } from './snapshotTap.js';
+import type { SnapshotEvent } from '../adapters/xstateSnapshots.js';
 
 /**
  * Commands longer than this (a body follows the first line) are written when their event comes

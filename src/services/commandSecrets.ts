@@ -1,6 +1,5 @@
 import type { EnvStore } from '../domain/ports.js';
 import { compileMasks, envMask, sessionMask, type MaskedValue, type ValueMasks } from '../domain/redact.js';
-import { SessionVars } from '../domain/session.js';
 
 /** How long a cached value list is trusted without looking at the env file (a hand edit, behaviour.md §6.2). */
 export const ENV_RECHECK_MS = 1000;
@@ -16,10 +15,9 @@ interface AgentMasks {
   masks: ValueMasks | null;
 }
 
-/** One session's masks: the agent's env values and the session's variables, with their revisions. */
+/** One session's masks: the agent's env values and the session's variables. */
 interface SessionMasks {
   env: AgentMasks;
-  revision: number;
   masks: ValueMasks | null;
 }
 
@@ -28,7 +26,7 @@ interface SessionMasks {
  * value of its agent (global, apps and configs: all an agent can read, a superset of what the trace
  * recorder keeps out) as `${env:NAME}`, and every value of its topic's session variables as
  * `{name}`. Lists are read and compiled only when asked (when a message, a snapshot or a `recent`
- * entry is built), and kept until the env store's revision or the session's changes: a command
+ * entry is built), and kept until the env store's revision or the session's variables change: a command
  * message then costs two Map lookups, and nothing more when the agent has no values.
  */
 export class CommandSecrets {
@@ -45,14 +43,13 @@ export class CommandSecrets {
   masks(agentId: string, vars?: ReadonlyMap<string, string>, opts?: { recheck?: boolean }): ValueMasks | null {
     const env = this.envOf(agentId, opts?.recheck === true);
     if (!vars || vars.size === 0) return env.masks;
-    // A plain Map (tests build sessions by hand) counts no changes: compiled every time.
-    const revision = vars instanceof SessionVars ? vars.revision : Number.NaN;
+    // A session's variables are a new map after every change (domain/session.ts), so the map is the key.
     const kept = this.sessions.get(vars);
-    if (kept && kept.env === env && kept.revision === revision) return kept.masks;
+    if (kept && kept.env === env) return kept.masks;
     const pairs: MaskedValue[] = [...env.env];
     for (const [name, value] of vars) pairs.push([value, sessionMask(name)]);
     const masks = compileMasks(pairs);
-    this.sessions.set(vars, { env, revision, masks });
+    this.sessions.set(vars, { env, masks });
     return masks;
   }
 

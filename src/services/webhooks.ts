@@ -4,8 +4,8 @@ import { WEBHOOK_TOKEN_RE } from '../domain/events.js';
 import { randomToken } from '../domain/ids.js';
 import type { AgentRecord, AgentStore } from '../domain/ports.js';
 import type { WebhookAnswer, WebhookSaveInput } from '../machines/webhookToken.js';
-import type { AgentDirectory } from './directory.js';
-import type { FeatureActors } from './tree.js';
+import type { AgentDirectory } from '../actors/directory.js';
+import type { FeatureActors } from '../actors/tree.js';
 
 /** SHA-256 hex: what the webhook-token machine and the lookup index hold instead of a token. */
 export const fingerprint = (token: string): string => createHash('sha256').update(token).digest('hex');

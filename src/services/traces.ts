@@ -1,3 +1,5 @@
+import { createReadStream } from 'node:fs';
+import type { Readable } from 'node:stream';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { monotonicFactory } from 'ulid';
@@ -7,7 +9,7 @@ import type { Clock } from '../domain/ports.js';
 import type { TraceHeader } from '../domain/trace.js';
 import { parseTopic, topicScope } from '../domain/topic.js';
 import type { EnvStore } from '../domain/ports.js';
-import type { AgentDirectory } from './directory.js';
+import type { AgentDirectory } from '../actors/directory.js';
 import type { Inspection } from './inspection.js';
 import { FileStepBudget, TraceRecording, type TraceInfo } from './traceRecording.js';
 
@@ -157,6 +159,11 @@ export class TraceService {
     const s = this.stored.get(id);
     if (!s || !this.storedInfo(id, s)) throw unknown(id);
     return s.path;
+  }
+
+  /** GET /traces/<id>: the trace's lines as a stream (flushed first when it still records). */
+  async open(id: string): Promise<Readable> {
+    return createReadStream(await this.file(id));
   }
 
   /** DELETE /traces/<id>[?purge=1]: stop (idempotent); `purge` also removes the file. */
