@@ -16,6 +16,7 @@ import { nextTicketId } from '../machines/topicQueue.js';
 import { checkAgentRoots, createHome } from '../effects/homePolicy.js';
 import { killAll } from '../effects/processes.js';
 import { followTopic, runTicket, type Submission, type TicketListener } from './commandRun.js';
+import { purgeHome, purgeRefusal } from '../effects/homePurge.js';
 import { deleteAgentActor } from './agentDeletion.js';
 import { FeatureSet, type SystemContribution } from './contributions.js';
 import { Inspection } from '../services/inspection.js';
@@ -179,13 +180,23 @@ export class LoomSystem {
     if (!this.hasAgent(agentId)) await this.registerAgent({ agentId, webhook: false, body: { agent_id: agentId } });
   }
 
-  /** DELETE /agents/{id} (spec §4.3 rule 3): the cascade is the agent actor's exit (agentDeletion.ts). The home stays. */
-  async deleteAgent(agentId: string): Promise<DeleteOutcome> {
+  /**
+   * DELETE /agents/{id} (spec §4.3 rule 3): the cascade is the agent actor's exit (agentDeletion.ts).
+   * The home stays unless `purge` (behaviour.md §17, effects/homePurge.ts): a refused purge deletes nothing.
+   */
+  async deleteAgent(agentId: string, purge?: { force: boolean }): Promise<DeleteOutcome> {
     const agent = this.directory.agent(agentId);
     if (!agent) return { id: agentId, deleted: false, counts: { revoked_capabilities: 0, disposed_sessions: 0 } };
+    const home = this.agentHome(agentId);
+    const target = purge && home !== undefined ? { agentId, home, defaultHome: this.wire.defaultHomes ? this.defaultHome(agentId) : null, force: purge.force } : null;
+    const refusal = target && purgeRefusal(target);
+    if (refusal) throw refusal;
     const outcome = deleteAgentActor(agent, agentId, this.deps.clock.now());
     this.directory.deletes(agentId, outcome);
-    return outcome;
+    if (!target) return outcome;
+    const done = await outcome;
+    purgeHome(target);
+    return { ...done, purgedHome: target.home };
   }
 
   /** The I/O of DELETE /agents/{id} (the agent machine's `cascade`): feature steps, state folder, registry entry. */

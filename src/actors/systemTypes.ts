@@ -38,6 +38,8 @@ export interface DeleteOutcome {
   id: string;
   deleted: boolean;
   counts: Record<string, number>;
+  /** The home deleted with it (`?purge=1`, behaviour.md §17). */
+  purgedHome?: string;
 }
 
 /** One registered agent as GET /agents lists it (spec §4.3). */

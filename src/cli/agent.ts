@@ -5,7 +5,7 @@ import type { IdentitySummary } from '../client/index.js';
 import { isAgentId } from '../domain/ids.js';
 import { columns, plural } from '../domain/text.js';
 import { nounTitle, WIRES } from '../domain/wire.js';
-import { CliFailure, agentFailure, client, cliWire, dataDir, savedDefaults, examples, globals, guard, httpFailure, print, type GlobalOpts } from './common.js';
+import { CliFailure, UsageError, agentFailure, client, cliWire, dataDir, savedDefaults, examples, globals, guard, httpFailure, print, type GlobalOpts } from './common.js';
 
 interface AddOpts {
   home?: string;
@@ -35,14 +35,17 @@ async function list(opts: GlobalOpts): Promise<void> {
   print(opts, { [c.wire.listField]: r.list }, [`${nounTitle(c.wire)}s (${r.list.length})`, ...columns(rows)].join('\n'));
 }
 
-async function rm(opts: GlobalOpts, id: string): Promise<number> {
+async function rm(opts: GlobalOpts, id: string, o: { purge?: boolean; force?: boolean }): Promise<number> {
+  if (o.force && !o.purge) throw new UsageError('loom: --force only applies with --purge');
   const c = client(opts, false);
-  const r = await c.deleteAgent(id);
+  const r = await c.deleteAgent(id, o);
+  if (r.status !== 200) throw httpFailure(r.status, r.body);
   const noun = c.wire.noun;
   if (!r.body.deleted) throw new CliFailure({ error: `no ${noun} '${id}'`, code: `UNKNOWN_${noun.toUpperCase()}`, message: `loom agent list shows the ${noun}s` });
   const sessions = plural(Number(r.body.disposed_sessions), 'session');
   const caps = r.body.revoked_capabilities !== undefined ? `revoked ${plural(Number(r.body.revoked_capabilities), 'capability', 'capabilities')}, ` : '';
-  print(opts, r.body, `Deleted ${noun} '${id}' (${caps}disposed ${sessions}; home kept)`);
+  const home = typeof r.body.purged_home === 'string' ? `home ${r.body.purged_home} deleted` : 'home kept';
+  print(opts, r.body, `Deleted ${noun} '${id}' (${caps}disposed ${sessions}; ${home})`);
   return 0;
 }
 
@@ -62,8 +65,11 @@ export function agentCommands(program: Command): Command {
   ]).action((id: string, o: AddOpts) => guard(g(), () => add(g(), id, o)));
   examples(agent.command('list').description('List registered agents'), ['loom agent list', 'loom agent list --json'])
     .action(() => guard(g(), () => list(g())));
-  examples(agent.command('rm <id>').description('Delete an agent (its home folder stays)'), ['loom agent rm leo'])
-    .action((id: string) => guard(g(), () => rm(g(), id)));
+  examples(agent.command('rm <id>').description('Delete an agent (its home folder stays unless --purge)')
+    .option('--purge', 'also delete its default home <data>/agents/<id>/home')
+    .option('--force', 'with --purge: also delete a home chosen with --home'), [
+    'loom agent rm leo', 'loom agent rm leo --purge', 'loom agent rm ann --purge --force   # ann was added with --home',
+  ]).action((id: string, o: { purge?: boolean; force?: boolean }) => guard(g(), () => rm(g(), id, o)));
   examples(agent.command('use <id>').description('Make <id> the default agent of this CLI'), ['loom agent use leo'])
     .action((id: string) => guard(g(), async () => {
       if (!isAgentId(id)) throw agentFailure(id);

@@ -10,6 +10,7 @@ import { installCli } from './install.js';
 import { logsCli } from './logs.js';
 import { mcpCli } from './mcp.js';
 import { replayCli } from './replay.js';
+import { serviceCli } from './service.js';
 import { traceCli } from './trace.js';
 import { versionCli } from './version.js';
 
@@ -20,6 +21,7 @@ import { versionCli } from './version.js';
 export const cliModules: CliModule[] = [
   daemonCli,
   backgroundCli,
+  serviceCli,
   versionCli,
   logsCli,
   capabilityCli,

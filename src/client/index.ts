@@ -204,7 +204,11 @@ export class LoomClient {
   register(id: string, fields: { home?: string; allowed_paths?: string[]; webhook?: boolean; sandbox?: string } = {}) {
     return this.json<Record<string, unknown>>('POST', (w) => ({ path: w.resource, body: { [w.registerIdFields[0]]: id, ...fields } }));
   }
-  deleteAgent(id: string) { return this.json<Record<string, unknown>>('DELETE', (w) => ({ path: `${w.resource}/${encodeURIComponent(id)}` })); }
+  /** DELETE /agents/{id}; `purge` deletes the default home too, `force` a home the user chose (behaviour.md §17). */
+  deleteAgent(id: string, opts: { purge?: boolean; force?: boolean } = {}) {
+    const query = opts.purge ? `?purge=1${opts.force ? '&force=1' : ''}` : '';
+    return this.json<Record<string, unknown>>('DELETE', (w) => ({ path: `${w.resource}/${encodeURIComponent(id)}${query}` }));
+  }
   listSessions(agentId?: string) { return this.json<{ sessions: unknown[] }>('GET', (w) => ({ path: `/sessions${agentId ? `?${w.idField}=${encodeURIComponent(agentId)}` : ''}` })); }
   openSession(agentId: string, topic: string) { return this.json<Record<string, unknown>>('POST', (w) => ({ path: '/sessions', body: { [w.idField]: agentId, topic } })); }
   closeSession(agentId: string, topic: string) { return this.json<Record<string, unknown>>('DELETE', `/sessions/${encodeURIComponent(agentId)}/${encodeURIComponent(topic)}`); }

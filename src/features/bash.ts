@@ -8,7 +8,8 @@ import type { Feature } from './types.js';
  * runs in the topic's own bash (an actor `shell:<agent>/<topic>` under the topic), /topics and the
  * bash hub show it, /close and the end of the session end it, shutdown waits until every shell's
  * process group is gone. `/describe` lists `bash-pty` only when node-pty loaded (§9.3); without it
- * the shells run on pipes.
+ * the shells run on pipes. `bash.pty` says the same as a flag, so a client can tell "bash topics on
+ * pipes" from "no bash topics" (behaviour.md §17: node-pty is an optional dependency).
  */
 export const bashFeature: Feature = ({ directory }) => {
   const shells = new BashShells(directory);
@@ -16,7 +17,10 @@ export const bashFeature: Feature = ({ directory }) => {
     services: { bash: shells },
     // A getter: /describe asks when it is called, so node-pty (a native addon, ~8 ms to load) loads
     // at the first /describe or bash topic, not at every start (issue 13, cold start).
-    get describe() { return ptyAvailable() ? { 'bash-pty': {} } : {}; },
+    get describe() {
+      const pty = ptyAvailable();
+      return pty ? { bash: { pty }, 'bash-pty': {} } : { bash: { pty } };
+    },
     // GET /inspect/machines draws the shell machine from its definition (behaviour.md §13.1).
     machines: [shellMachine],
     onShutdown: () => shells.shutdown(),

@@ -139,7 +139,8 @@ describe('behaviour.md §8.3 persistent shell of a bash:<name> topic', () => {
     expect(hub).toMatch(new RegExp(`\n  bash:h +shell alive · cwd /tmp · pid ${pid} · last: echo \\$\\$(\n|$)`));
   });
 
-  it('/describe advertises bash-pty', async () => {
+  it('/describe advertises bash-pty and bash.pty true', async () => {
     expect((await c.describe()).body.capabilities).toHaveProperty('bash-pty', {});
+    expect((await c.describe()).body.capabilities).toHaveProperty('bash', { pty: true });
   });
 });

@@ -119,6 +119,7 @@ describe('behaviour.md §8.3 without a PTY (LOOM_PTY=0): pipes, same protocol', 
     expect(await body(c, 'bash:p', '/exec echo next')).toBe('exit: 0 | cwd: /tmp\n---\nnext');
     expect(await body(c, 'bash:p', '/exec exit 4')).toBe('ERROR(EXIT_4): command exited with status 4\nexit: 4 | cwd: /tmp\n---\n(no output)\n(shell ended; the next /exec starts a new shell in ~)');
     expect((await c.describe()).body.capabilities).not.toHaveProperty('bash-pty');
+    expect((await c.describe()).body.capabilities).toHaveProperty('bash', { pty: false });
     await busyShell(c, agent, 'bash:q');
     expect(await d.stop()).toBe(0);
     await gone(agent);

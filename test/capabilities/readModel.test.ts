@@ -26,9 +26,9 @@ describe('capability listing and actor agree (architecture.md "One read model")'
     const list = () => app.c.system.services.capabilities!.listForAgent('leo').find((c) => c.token_id === cap.token_id)?.state;
     const seen: Array<[string, string | undefined]> = [];
     const stop = app.c.system.inspection.observe((ev) => {
-      if (ev.type !== '@xstate.snapshot' || ev.actorRef.systemId !== `cap:${cap.token_id}`) return;
+      if (ev.type !== '@xstate.snapshot' || (ev.actorRef as { systemId?: string }).systemId !== `cap:${cap.token_id}`) return;
       // Read the listing inside the actor's own snapshot notification: nothing may lag behind it.
-      seen.push([String((ev.snapshot as { value: unknown }).value), list()]);
+      seen.push([String((ev.snapshot as unknown as { value: unknown }).value), list()]);
     });
     try {
       expect(list()).toBe('live');
@@ -49,8 +49,8 @@ describe('capability listing and actor agree (architecture.md "One read model")'
     const cap = await mint(app.base, { agent_id: 'leo', verbs: ['GET'], ttl_ms: 60_000 });
     const seen: Array<[string, string | undefined]> = [];
     const stop = app.c.system.inspection.observe((ev) => {
-      if (ev.type !== '@xstate.snapshot' || ev.actorRef.systemId !== `cap:${cap.token_id}`) return;
-      seen.push([String((ev.snapshot as { value: unknown }).value), app.c.system.services.capabilities!.listForAgent('leo').find((c) => c.token_id === cap.token_id)?.state]);
+      if (ev.type !== '@xstate.snapshot' || (ev.actorRef as { systemId?: string }).systemId !== `cap:${cap.token_id}`) return;
+      seen.push([String((ev.snapshot as unknown as { value: unknown }).value), app.c.system.services.capabilities!.listForAgent('leo').find((c) => c.token_id === cap.token_id)?.state]);
     });
     try {
       const r = await call(app.base, 'DELETE', `/capabilities/${cap.token_id}`);

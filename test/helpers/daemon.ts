@@ -16,9 +16,14 @@ export function freePort(): Promise<number> {
   });
 }
 
-/** A fresh temp folder. */
+/**
+ * A fresh temp folder, removed when the test file ends (after its afterAll hooks, by
+ * test/setup/environment.js): tests need not clean up what this makes, and nothing is left in /tmp.
+ */
 export function tempDir(prefix = 'loom-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  (globalThis as { __loomTempDirs?: string[] }).__loomTempDirs?.push(dir);
+  return dir;
 }
 
 /** Path of the built CLI entry (tests run `npm run build` first: npm test does). */

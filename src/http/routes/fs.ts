@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Express } from 'express';
-import type { Grant, Verification } from '../../services/capabilities.js';
-import { LoomError } from '../../domain/errors.js';
-import { displayFsPath, insidePrefix, parseFsPath, VERB_OF_METHOD } from '../../domain/fsPath.js';
+import type { Grant } from '../../services/capabilities.js';
+import { authorizeFs, fsError, type FsAccessDeps } from '../../services/fsAccess.js';
+import { displayFsPath, VERB_OF_METHOD } from '../../domain/fsPath.js';
 import { FS_MAX_BYTES } from '../../domain/limits.js';
 import { FsRefusal, type FsOperations, type FsRefusalKind } from '../../domain/fsPlane.js';
 import { drain } from '../body.js';
@@ -10,21 +10,11 @@ import type { FastRoute } from '../context.js';
 import { pump, sendFile } from '../fsTransfer.js';
 import { renderError } from '../errors.js';
 
-/** What the /fs route needs from the running system. */
-export interface FsRouteDeps {
-  /** behaviour.md §9.6 step 3 (reserves a single-use token). */
-  verify(secret: string): Verification;
-  /** The home of an agent, or undefined when it no longer exists. */
-  home(agentId: string): string | undefined;
+/** What the /fs route needs from the running system: the access checks' needs and the file operations. */
+export interface FsRouteDeps extends FsAccessDeps {
   /** The file operations (src/effects/fsPlane.ts). */
   ops: FsOperations;
 }
-
-const ALLOW = 'PUT, GET, DELETE, HEAD';
-
-/** An /fs refusal with its `reason` (behaviour.md §9.1: error bodies add `reason` on /fs). */
-const fsError = (status: number, error: string, reason: string, headers?: Record<string, string>) =>
-  new LoomError(status, error, { extra: { reason }, headers });
 
 const REFUSALS: Record<FsRefusalKind, [number, string, string]> = {
   symlink: [403, 'Symlink refused', 'symlink'],
@@ -101,37 +91,17 @@ async function operate(req: IncomingMessage, res: ServerResponse, target: { ops:
   }
 }
 
-/** One /fs request in the check order of behaviour.md §9.6; throws LoomError for refusals. */
+/** One /fs request: the checks of behaviour.md §9.6 (services/fsAccess.ts), then the operation; throws LoomError for refusals. */
 async function check(deps: FsRouteDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const method = req.method ?? '';
-  const verb = VERB_OF_METHOD[method];
-  if (!verb) throw new LoomError(405, `Method not on the system plane: ${method}`, { headers: { Allow: ALLOW } });
   const target = rawTarget(req.url ?? '');
-  const secret = presentedSecret(req, target.query);
-  if (secret === '') throw fsError(401, 'Capability required', 'missing');
-  const v = deps.verify(secret);
-  if (!v.ok) throw fsError(401, `Capability refused: ${v.reason}`, v.reason);
-  const { grant } = v;
+  const access = authorizeFs(deps, req.method ?? '', target.path.slice('/fs'.length), presentedSecret(req, target.query));
   try {
-    const rawPath = target.path.slice('/fs'.length);
-    const segments = parseFsPath(rawPath);
-    if (segments === null) throw fsError(400, `Illegal path: ${rawPath.replace(/^\//, '')}`, 'invalid_path');
-    if (!grant.cap.verbs.includes(verb)) throw fsError(403, `Verb not granted: ${verb}`, 'verb_not_allowed');
-    const path = displayFsPath(segments);
-    if (!insidePrefix(segments, grant.cap.path_prefix)) throw fsError(403, `Path outside the capability scope: ${path}`, 'path_outside_scope');
-    const home = deps.home(grant.cap.agent_id);
-    // The agent is gone but the cascade has not reached this token yet: it is as good as revoked.
-    if (home === undefined) throw fsError(401, 'Capability refused: revoked', 'revoked');
-    try {
-      await operate(req, res, { ops: deps.ops, home, segments }, grant);
-    } catch (err) {
-      if (!(err instanceof FsRefusal)) throw err;
-      const [status, text, reason] = REFUSALS[err.kind];
-      throw fsError(status, `${text}: ${path}`, reason);
-    }
+    await operate(req, res, { ops: deps.ops, home: access.home, segments: access.segments }, access.grant);
   } catch (err) {
-    grant.fail();
-    throw err;
+    access.grant.fail();
+    if (!(err instanceof FsRefusal)) throw err;
+    const [status, text, reason] = REFUSALS[err.kind];
+    throw fsError(status, `${text}: ${displayFsPath(access.segments)}`, reason);
   }
 }
 
