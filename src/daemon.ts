@@ -79,7 +79,8 @@ export function listen(c: Composition, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
     // What app.listen does, with the fast paths (AppContext.fastPaths) tried before the app.
     const log = c.requestLog ? requestLogger(c.requestLog, Date.now, c.ctx.wire) : null;
-    const server = createServer((req, res) => {
+    // Node's own missing-Host refusal is off: the one guard answers it, with the wire's body and CORS.
+    const server = createServer({ requireHostHeader: false }, (req, res) => {
       log?.(req, res);
       for (const fast of c.ctx.fastPaths) if (fast(req, res)) return;
       c.app(req, res);

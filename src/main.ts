@@ -1,16 +1,32 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { ConfigError, loadConfig } from './config.js';
+import { WIRES } from './domain/wire.js';
+import { writePidFile } from './stores/pidFile.js';
 import { adoptDataDir, closeServer, compose, listen } from './daemon.js';
 import { RegistryReadError } from './stores/jsonAdapter.js';
 import { SHUTDOWN_GRACE_MS } from './domain/limits.js';
 import { shortLine, type RequestLogEntry } from './domain/requestLog.js';
+
+/** How `loom daemon` runs; the last two are hidden flags for `loom replay`'s private daemon. */
+export interface DaemonRunOptions {
+  port?: string;
+  wire?: string;
+  quiet?: boolean;
+  record?: string;
+  sandbox?: string;
+  /** Shut down (as on SIGTERM) when stdin reaches its end: the parent holding the pipe is gone. */
+  exitWithStdin?: boolean;
+  /** After shutting down, remove the data directory (a temp folder made for this daemon alone). */
+  removeDataDir?: boolean;
+}
 
 /**
  * Run the daemon in the foreground (behaviour.md §1.1): validate the configuration (exit 2),
  * open the registries (exit 1 when unreadable), listen on 127.0.0.1 (exit 1 when the port is in
  * use), print the ready line, and stop cleanly on SIGINT, SIGTERM or POST /shutdown (exit 0).
  */
-export async function runDaemon(opts: { port?: string; wire?: string; quiet?: boolean; record?: string; sandbox?: string } = {}): Promise<void> {
+export async function runDaemon(opts: DaemonRunOptions = {}): Promise<void> {
   let config;
   try {
     config = loadConfig(process.env, { portOverride: opts.port, wire: opts.wire, record: opts.record, sandbox: opts.sandbox });
@@ -50,6 +66,8 @@ export async function runDaemon(opts: { port?: string; wire?: string; quiet?: bo
     }
     throw err;
   }
+  const removePid = writePidFile(join(config.dataDir, WIRES[config.wire].files.pid));
+  process.on('exit', removePid);
   const s = server;
   const c = composition;
   stop = (delayMs: number) => {
@@ -61,11 +79,31 @@ export async function runDaemon(opts: { port?: string; wire?: string; quiet?: bo
         // Jobs that left their shell's process group (setsid) still carry this daemon's marker.
         processes.stop();
         await closeServer(s);
+        if (opts.removeDataDir) rmSync(config.dataDir, { recursive: true, force: true });
         process.exit(0);
       })();
     }, delayMs);
   };
   process.on('SIGINT', () => stop(0));
   process.on('SIGTERM', () => stop(0));
+  if (opts.exitWithStdin) followParent(() => stop(0));
   process.stdout.write(`loom listening on http://127.0.0.1:${config.port}\n`);
+}
+
+/**
+ * Stop when the parent's pipe on stdin closes (its end, or an error). The parent is gone by then, so
+ * the pipes to it are closed too: a late write to stdout or stderr must not end the process before
+ * the shutdown has stopped the agents' processes (the CLI's EPIPE handler would exit at once).
+ */
+function followParent(stop: () => void): void {
+  const gone = () => {
+    for (const stream of [process.stdout, process.stderr]) {
+      stream.removeAllListeners('error');
+      stream.on('error', () => undefined);
+    }
+    stop();
+  };
+  process.stdin.on('end', gone);
+  process.stdin.on('error', gone);
+  process.stdin.on('data', () => undefined);
 }

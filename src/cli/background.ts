@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WIRES } from '../domain/wire.js';
@@ -82,6 +82,33 @@ async function waitFor(opts: GlobalOpts, what: string, ms: number, done: () => P
   return done();
 }
 
+/** How much of the log's end `loom start` reads for the reason of a failed start. */
+const START_LOG_TAIL = 16 * 1024;
+
+/**
+ * Why a daemon that exited at start-up failed: the last line it wrote to its log after `from`
+ * (`loom: port 3930 is in use` → `port 3930 is in use`), or null when it wrote none.
+ */
+export function startFailure(log: string, from: number): string | null {
+  let text: string;
+  try {
+    // Only the tail of what this start appended: the reason is in its last lines.
+    const size = statSync(log).size;
+    const start = Math.max(from, size - START_LOG_TAIL);
+    const buf = Buffer.alloc(Math.max(0, size - start));
+    const fd = openSync(log, 'r');
+    try { readSync(fd, buf, 0, buf.length, start); } finally { closeSync(fd); }
+    text = buf.toString('utf8');
+  } catch {
+    // No log to read: the generic message (with the log's path) is all there is.
+    return null;
+  }
+  // The daemon's own reason (`loom: …`) when it gave one, else whatever it wrote last.
+  const lines = text.split('\n').map((l) => l.trim()).filter(Boolean);
+  const last = lines.filter((l) => l.startsWith('loom: ')).pop() ?? lines.pop();
+  return last ? last.replace(/^loom: /, '').slice(0, 300) : null;
+}
+
 /** `loom start`: run the daemon in the background; idempotent; waits until it answers (10 s). */
 export async function start(opts: GlobalOpts): Promise<number> {
   const port = cliPort(opts);
@@ -92,6 +119,7 @@ export async function start(opts: GlobalOpts): Promise<number> {
   }
   mkdirSync(dataDir(), { recursive: true, mode: 0o700 });
   const log = openSync(logFile(opts), 'a', 0o600);
+  const logStart = fstatSync(log).size;
   const main = fileURLToPath(new URL('./main.js', import.meta.url));
   const wire = cliWire(opts);
   const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, main, 'daemon', '--port', String(port), ...(wire ? ['--wire', wire] : [])], { detached: true, stdio: ['ignore', log, log], env: process.env });
@@ -103,7 +131,8 @@ export async function start(opts: GlobalOpts): Promise<number> {
   const up = await waitFor(opts, 'waiting for the daemon to answer', 10_000, async () => (await answering(opts)) !== null || exited());
   if (!up || exited()) {
     rmSync(pidFile(opts), { force: true });
-    throw new CliFailure({ error: 'daemon did not start', code: 'START_FAILED', message: `see ${logFile(opts)}` });
+    const reason = up ? startFailure(logFile(opts), logStart) : null;
+    throw new CliFailure({ error: `daemon did not start${reason ? `: ${reason}` : ''}`, code: 'START_FAILED', message: `see ${logFile(opts)}` });
   }
   print(opts, { running: true, started: true, pid: child.pid, port }, `loom started on ${url} (pid ${child.pid})`);
   return 0;

@@ -1,3 +1,4 @@
+import { Option } from 'commander';
 import { examples, globals, type CliParts } from './common.js';
 import { enableCompileCache } from './compileCache.js';
 
@@ -13,13 +14,18 @@ export function daemonCli({ program }: CliParts): void {
     .option('--wire <wire>', 'agent, or user for clients of the earlier user-based wire (default: $SVC_WIRE, else agent)')
     .option('--quiet', 'no line per request on the terminal (the request log is still written; loom logs shows it)')
     .option('--record <file>', 'record every command from start-up into this trace file (JSONL; replay it with loom replay)')
-    .option('--sandbox <mode>', 'none, or workspace to confine agents registered without a mode to their workspace (default: $SVC_SANDBOX, else none)'), [
+    .option('--sandbox <mode>', 'none, or workspace to confine agents registered without a mode to their workspace (default: $SVC_SANDBOX, else none)')
+    // The private daemon of `loom replay`: it lives as long as the pipe on its stdin (so every way the
+    // replay ends, kill -9 included, ends it) and its temp data folder goes with it. Not for users.
+    .addOption(new Option('--exit-with-stdin').hideHelp())
+    .addOption(new Option('--remove-data-dir').hideHelp()), [
     'loom daemon', 'loom --port 4000 daemon --quiet', 'loom daemon --wire user', 'loom daemon --record session.jsonl', 'loom daemon --sandbox workspace',
-  ]).action(async (o: { wire?: string; quiet?: boolean; record?: string; sandbox?: string }) => {
+  ]).action(async (o: { wire?: string; quiet?: boolean; record?: string; sandbox?: string; exitWithStdin?: boolean; removeDataDir?: boolean }) => {
     // Before the composition root loads, so its compiled code can come from the cache.
     enableCompileCache();
     const { runDaemon } = await import('../main.js');
     // `loom --wire user daemon` and `loom daemon --wire user` alike.
-    await runDaemon({ port: globals(program).port, wire: o.wire ?? globals(program).wire, quiet: o.quiet === true, record: o.record, sandbox: o.sandbox });
+    await runDaemon({ port: globals(program).port, wire: o.wire ?? globals(program).wire, quiet: o.quiet === true, record: o.record, sandbox: o.sandbox,
+      exitWithStdin: o.exitWithStdin === true, removeDataDir: o.removeDataDir === true });
   });
 }

@@ -57,6 +57,21 @@ export async function execForm(opts: GlobalOpts, topic: string, words: string[])
   return execOnce(opts, topic, cmd);
 }
 
+/** A queue refusal's body (429 QUEUE_FULL, 504 QUEUE_TIMEOUT): an error code and its message. */
+function isRefusal(e: { error: string; message?: string } | undefined): e is { error: string; message: string } {
+  return e !== undefined && /^[A-Z][A-Z0-9_]+$/.test(e.error) && typeof e.message === 'string';
+}
+
+/**
+ * A queue refusal printed like a failed command (`ERROR(QUEUE_FULL): Topic q already has 5 commands
+ * waiting.`), or `{error, code, message}` with --json; exit 1 as any failed command.
+ */
+function printRefusal(opts: GlobalOpts, e: { error: string; message: string }): number {
+  const body = `ERROR(${e.error}): ${e.message}`;
+  process.stderr.write(opts.json ? `${JSON.stringify({ error: e.message, code: e.error, message: body }, null, 2)}\n` : `${body}\n`);
+  return 1;
+}
+
 /**
  * One /exec call (behaviour.md §2.13): the content without its `re:` line on stdout when ok (exit
  * 0); when not, the content with its `ERROR(…)` line on stderr (exit 1). `--json` prints the parsed
@@ -69,6 +84,7 @@ export async function execOnce(opts: GlobalOpts, topic: string, cmd: string, o: 
   const out = await c.exec(topic, cmd, o.requestId);
   o.onAnswer?.();
   if (out.status === 401) throw agentFailure(cliAgent(opts), c.wire);
+  if (out.status !== 200 && isRefusal(out.error)) return printRefusal(opts, out.error);
   if (out.status !== 200) throw httpFailure(out.status, out.error);
   if (out.incomplete || !out.head) throw new CliFailure({ error: "the daemon's answer was cut off", code: 'STREAM_INCOMPLETE' });
   const body = out.body ?? '';

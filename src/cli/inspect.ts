@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import type { InspectorSnapshot } from '../client/index.js';
 import { DaemonUnreachable } from '../client/index.js';
-import { client, examples, globals, guard, type CliParts, type GlobalOpts } from './common.js';
+import { redactText } from '../domain/redact.js';
+import { CliFailure, client, examples, globals, guard, type CliParts, type GlobalOpts } from './common.js';
 import { renderTop } from './topView.js';
 
 /** behaviour.md §13.6: `loom top` redraws twice a second. */
@@ -10,13 +11,20 @@ const TOP_REFRESH_MS = 500;
 /** The inspector page of the configured daemon. */
 const pageUrl = (opts: GlobalOpts) => `${client(opts, false).baseUrl}/inspect`;
 
-/** Open a URL with the desktop's opener; resolves false when there is none. */
+/** How long an opener may run before it counts as having opened the page (a browser it launched keeps running). */
+const OPENER_GRACE_MS = 2000;
+
+/**
+ * Open a URL with `$BROWSER` (as gh and npm read it), else the desktop's opener; resolves false when
+ * there is none, or when it fails at once (xdg-open on a machine without a browser exits non-zero).
+ */
 function openInBrowser(url: string): Promise<boolean> {
-  const cmd = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open';
+  const cmd = process.env.BROWSER || (process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'explorer' : 'xdg-open');
   return new Promise((resolve) => {
     const child = spawn(cmd, [url], { stdio: 'ignore', detached: true });
-    child.once('error', () => resolve(false));
-    child.once('spawn', () => { child.unref(); resolve(true); });
+    const timer = setTimeout(() => { child.unref(); resolve(true); }, OPENER_GRACE_MS);
+    child.once('error', () => { clearTimeout(timer); resolve(false); });
+    child.once('exit', (code) => { clearTimeout(timer); resolve(code === 0); });
   });
 }
 
@@ -26,12 +34,13 @@ async function inspect(opts: GlobalOpts, o: { open?: boolean }): Promise<number>
   const r = await c.inspectState();
   if (r.status !== 200) throw new Error(`GET /inspect/state answered HTTP ${r.status}`);
   if (opts.json) {
-    process.stdout.write(`${JSON.stringify(r.body, null, 2)}\n`);
+    // As `loom top`: redacted again here, whatever daemon answered (masks are plain JSON string text).
+    process.stdout.write(`${redactText(JSON.stringify(r.body, null, 2))}\n`);
     return 0;
   }
   const url = pageUrl(opts);
   process.stdout.write(`${url}\n`);
-  if (o.open && !(await openInBrowser(url))) process.stderr.write('loom: no browser opener found (xdg-open); open the URL above by hand\n');
+  if (o.open && !(await openInBrowser(url))) throw new CliFailure({ error: 'no browser found', code: 'NO_BROWSER', message: 'set $BROWSER, or open the URL above by hand' });
   return 0;
 }
 
@@ -97,7 +106,7 @@ async function top(opts: GlobalOpts): Promise<number> {
 export function inspectCli({ program }: CliParts): void {
   examples(program.command('inspect')
     .description('Print the URL of the state inspector page (--open opens it; --json prints the snapshot)')
-    .option('--open', 'open the inspector page in the browser'), [
+    .option('--open', 'open the inspector page in the browser ($BROWSER, else xdg-open/open; exit 1 when there is none)'), [
     'loom inspect', 'loom inspect --open', 'loom inspect --json   # agents, topics, queues (GET /inspect/state)',
   ]).action((o: { open?: boolean }) => guard(globals(program), () => inspect(globals(program), o)));
   examples(program.command('top')

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { InstallJson, LoomClient } from '../client/index.js';
 import { agentFailure, cliAgent, client, cliWire, examples, globals, guard, httpFailure, print, type CliParts, type GlobalOpts } from './common.js';
 import { execOnce, joinWords, untilde } from './exec.js';
+import { shellLocalPath } from './localPath.js';
 
 /**
  * `loom install <source> [flags]`, `loom packages`, `loom uninstall <name>` (issue 14): the slash
@@ -107,7 +108,8 @@ interface InstallOptions {
 
 /** `loom install`: /install with a progress display on stderr (none with --json); exit 1 on failure (INSTALL_FAILED …). */
 async function install(opts: GlobalOpts, source: string, o: InstallOptions): Promise<number> {
-  const [word] = await untilde(opts, [source]);
+  // A path of the shell's current folder is sent as it is there; otherwise `~` is the agent home.
+  const word = shellLocalPath(source) ?? (await untilde(opts, [source]))[0];
   const requestId = `cli_${randomBytes(8).toString('hex')}`;
   const c = client(opts);
   const progress = opts.json ? null : watchProgress(c, requestId, { tty: process.stderr.isTTY === true, write: (t) => process.stderr.write(t) });
@@ -134,7 +136,8 @@ export function installCli({ program }: CliParts): void {
   examples(
     program.command('install <source>')
       .description('Install a package from a file, a folder, a GitHub repository or a URL (manifest or document).\n'
-        + "Paths are the agent's, as in `loom main /open`: relative ones start at the agent home.")
+        + 'A path starting with ./ or ../, or naming a file or folder of the current folder, is that one (sent '
+        + "as an absolute path; it must be in the agent's workspace); ~/… and other relative paths are the agent's.")
       .option('--app', 'list it in the app hub (default unless the package says tool)')
       .option('--tool', 'list it in the tool hub')
       .option('--link', 'register a local folder in place, or link a URL (fetched on every open)')
@@ -142,6 +145,7 @@ export function installCli({ program }: CliParts): void {
       .option('--as <name>', 'the local package name'),
     [
       'loom --agent leo install ~/apps/weather',
+      'loom --agent leo install ./examples/quickstart/notes.md   # a file of the current folder',
       'loom --agent leo install gh:octo/apps/weather@v1 --as weather',
       'loom --agent leo install https://example.com/weather/manifest.json',
       'loom --json install ./notes.md --as notes   # {"head", "content", "done"}',

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { CommanderError, type Command } from 'commander';
 import { guard, UsageError, type GlobalOpts } from './common.js';
+import { printCompletions } from './completion.js';
 import { execForm } from './exec.js';
 import { buildProgram } from './program.js';
 import { printVersion } from './version.js';
@@ -93,6 +94,8 @@ async function runProgram(program: Command, argv: string[]): Promise<void> {
  */
 export async function main(argv: string[]): Promise<void> {
   const program = buildProgram();
+  // The completion scripts' helper: every word after it is the typed line, options included.
+  if (argv[0] === '__complete') return printCompletions(program, argv.slice(1));
   const lead = leading(argv);
   if (lead.version) return guard(lead.opts, () => printVersion(lead.opts));
   if (lead.at >= argv.length || lead.help) return runProgram(program, argv);

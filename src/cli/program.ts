@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { agentCommands } from './agent.js';
 import { backgroundCli } from './background.js';
 import { capabilityCli } from './capability.js';
+import { completionCli } from './completion.js';
 import type { CliModule } from './common.js';
 import { daemonCli } from './daemon.js';
 import { eventCommands } from './event.js';
@@ -31,6 +32,7 @@ export const cliModules: CliModule[] = [
   traceCli,
   replayCli,
   inspectCli,
+  completionCli,
 ];
 
 /** The one-command form, exit codes and first examples (behaviour.md §2.13: listed in `loom --help`). */

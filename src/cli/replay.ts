@@ -18,7 +18,8 @@ interface ReplayFlags {
  */
 export function replayCli({ program }: CliParts): void {
   examples(program.command('replay <file>')
-    .description('Replay a trace and compare the answers (exit 0 same, 1 differed, 2 usage error or no daemon)')
+    .description('Replay a trace and compare the answers (exit 0 same, 1 differed, 2 usage error or no daemon);\n'
+      + '<file> is a regular file of this machine (relative to the current folder), at most 256 MiB with lines of at most 16 MiB')
     .option('--against <url>', 'use this running daemon (default: start a fresh one, stop it after)')
     .option('--agent-map <from=to>', 'run a recorded agent as another (repeatable)', collect)
     .option('--speed <x>', 'keep the recorded timing, x times as fast (overlaps reproduce 429 and BUSY)')

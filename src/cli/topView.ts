@@ -1,3 +1,4 @@
+import { redactText } from '../domain/redact.js';
 import type { InspectorSnapshot, SnapshotTicket, SnapshotTopic } from '../client/index.js';
 
 /**
@@ -65,7 +66,8 @@ const plain = (line: string) => line.replace(/\x1b\[[0-9;]*m/g, '');
 
 /** The lines of one frame, each cut to `width`; `color: false` (not a terminal) leaves out the escape codes. */
 export function renderTop(snapshot: InspectorSnapshot | null, opts: { width: number; url: string; problem?: string; color?: boolean }): string[] {
-  const lines = frameLines(snapshot, opts).map((l) => fit(l, opts.width));
+  // The daemon redacts its snapshot; redacting again here keeps a secret off the screen whatever daemon answered.
+  const lines = frameLines(snapshot, opts).map((l) => fit(redactText(l), opts.width));
   return opts.color === false ? lines.map(plain) : lines;
 }
 

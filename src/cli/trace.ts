@@ -78,6 +78,6 @@ export function traceCli({ program }: CliParts): void {
     .action(() => guard(g(), () => list(g())));
   examples(trace.command('get <id>')
     .description('Print a trace file (NDJSON), or write it with -o')
-    .option('-o, --output <file>', 'write it to this file'), ['loom trace get trc_01J2Z9X8Q4M7K3T5V6W8Y0A1B2 -o weather.jsonl'])
+    .option('-o, --output <file>', 'write it to this file (relative to the current folder)'), ['loom trace get trc_01J2Z9X8Q4M7K3T5V6W8Y0A1B2 -o weather.jsonl'])
     .action((id: string, o: { output?: string }) => guard(g(), () => get(g(), id, o.output)));
 }

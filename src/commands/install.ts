@@ -1,3 +1,4 @@
+import { notRegularText } from '../domain/agentFile.js';
 import { PACKAGE_NAME_RE } from '../domain/ids.js';
 import { classifySource, failureOf, INSTALL_USAGE, type InstallFlags, type InstallOutcome, type ResolvedSource } from '../domain/install.js';
 import type { PackageRecord } from '../domain/ports.js';
@@ -45,7 +46,10 @@ function localSource(ctx: CommandContext, raw: string): ResolvedSource | Command
   const ws = resolveInWorkspace(agent, session.baseDir, raw);
   if (isRefusal(ws)) return refusalResult(ws);
   try {
-    return { kind: 'local', abs: ws.abs, display: ws.display, isDir: statSync(ws.abs).isDirectory() };
+    // stat never opens the file; the read that follows goes through the bounded reader (behaviour.md §16).
+    const st = statSync(ws.abs);
+    if (!st.isDirectory() && !st.isFile()) return fail('INVALID_PATH', notRegularText(ws.display));
+    return { kind: 'local', abs: ws.abs, display: ws.display, isDir: st.isDirectory() };
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') return fail('NOT_FOUND', `Not found: ${shown}`);
@@ -82,7 +86,17 @@ export function installedLines(out: Extract<InstallOutcome, { ok: true }>): stri
   if (r.mode === 'link') line = `${out.reinstalled ? 'Reinstalled' : 'Linked'} app:${r.name} → ${r.uri} (fetched on every open)`;
   else if (r.mode === 'inplace') line = `${out.reinstalled ? 'Reinstalled' : 'Installed'} app:${r.name} in place → ${out.display}`;
   else line = `${out.reinstalled ? 'Reinstalled' : 'Installed'} app:${r.name} (local, ${plural(r.files ?? 0, 'file')}${skipped}) from ${r.source}`;
-  return [line, nextLine(r.type === 'tool' ? [`/open app:${r.name}`, '/open tool'] : [`/open app:${r.name}`])];
+  return [line, ...replacedRows(out.previous, r), nextLine(r.type === 'tool' ? [`/open app:${r.name}`, '/open tool'] : [`/open app:${r.name}`])];
+}
+
+/**
+ * What a reinstall replaced, source and version before and after, aligned (behaviour.md §7.5):
+ * `  was: ~/apps/notes  0.1.0  local` / `  now: https://…/manifest.json  0.2.0  link`.
+ */
+function replacedRows(prev: PackageRecord | undefined, now: PackageRecord): string[] {
+  if (!prev) return [];
+  const row = (label: string, p: PackageRecord) => [label, p.source, p.version ?? '-', p.mode];
+  return columns([row('was:', prev), row('now:', now)]);
 }
 
 /** `/install [<source>] [--app|--tool] [--link|--local] [--as <name>]` (behaviour.md §7.1). */
@@ -130,7 +144,13 @@ export const uninstallCommand: Command = {
     const name = args[0].text;
     const notFound = () => fail('NOT_FOUND', `Package not found: ${name}`, { recovery: '/packages' });
     if (!PACKAGE_NAME_RE.test(name)) return notFound();
-    const r = await installs.uninstall(ctx, name);
+    let r: Awaited<ReturnType<typeof installs.uninstall>>;
+    try {
+      r = await installs.uninstall(ctx, name);
+    } catch (err) {
+      const f = failureOf(err);
+      return fail(f.code, f.message);
+    }
     if (!r) return notFound();
     forgetPackage(ctx, name);
     return confirm(`Uninstalled app:${name} (${removedText(ctx, r.record, r.removed)})`);

@@ -178,7 +178,11 @@ export function failureOf(err: unknown): { code: CommandCode; message: string } 
 
 /** What an install produced (the install machine's output). */
 export type InstallOutcome =
-  | { ok: true; record: PackageRecord; reinstalled: boolean; symlinksSkipped: number; display: string }
+  | {
+    ok: true; record: PackageRecord; reinstalled: boolean; symlinksSkipped: number; display: string;
+    /** The package of that name this install replaced (its answer says what was there before). */
+    previous?: PackageRecord;
+  }
   | { ok: false; code: CommandCode; message: string };
 
 /** Progress of a running install (behaviour.md §13.2 `installs` entries). */

@@ -84,5 +84,10 @@ export const INSTALL_TOTAL_BYTES = 50 * 1024 * 1024;
 export const INSTALL_FETCH_TIMEOUT_MS = 30000;
 /** behaviour.md §1.8: redirects followed per fetch. */
 export const INSTALL_MAX_REDIRECTS = 5;
+/**
+ * Most GitHub API requests one install makes (the default branch and one listing per folder): a
+ * repository of hundreds of folders holding nothing installable must not cost hundreds of requests.
+ */
+export const GITHUB_MAX_API_REQUESTS = 100;
 /** behaviour.md §7.3: deepest GitHub folder listed below the package root. */
 export const GITHUB_MAX_DEPTH = 8;

@@ -1,15 +1,28 @@
 import { CMD_DISPLAY_CHARS, TRACE_SECRET_MIN_CHARS } from './limits.js';
 import { cutLine, firstLine } from './output.js';
+import { maskShapes } from './secretShapes.js';
+
+/**
+ * The one redaction of text that leaves the daemon's private keeping (the inspector, `loom top`,
+ * traces' shapes, the request log): every secret of a known shape (secretShapes.ts) masked, then
+ * every `known` value (env-store values, session variables) replaced by its mask.
+ */
+export function redactText(text: string, known?: ValueMasks | null): string {
+  const shaped = maskShapes(text);
+  return known ? maskValues(shaped, known) : shaped;
+}
 
 /**
  * What a command may show outside its own answer (the state inspector, behaviour.md §13.4): the
  * first line, cut to 200 characters (§1.5), with a `/set` value masked as `/set` listings mask
  * persistent values (§6.4: the first 2 characters then `…`, under 6 characters only `…`), and every
  * value of `masks` (the agent's env-store values, the topic's session variables) replaced by its
- * mask. The body (lines after the first) never appears.
+ * mask, and every secret of a known shape masked (redactText). The body (lines after the first)
+ * never appears.
  */
 export function redactCommand(cmd: string, masks?: ValueMasks | null): string {
-  const line = maskSet(firstLine(cmd));
+  // Shapes over the whole line: a secret is masked whole even where only its start is shown.
+  const line = maskShapes(maskSet(firstLine(cmd)));
   if (!masks) return cutLine(line);
   // Only the start of a long line can be shown: enough of it that every value overlapping what is
   // shown lies whole inside it (see maskValues), so a 10 MiB line is not scanned whole.
@@ -61,6 +74,8 @@ export const envMask = (name: string): string => `\${env:${name}}`;
 export const sessionMask = (name: string): string => `{${name}}`;
 /** The mask of a value whose name would show a value (a name that contains one). */
 const BLIND_MASK = '…';
+/** A value that is one shape's mask and nothing else (`ghp_<secret>`): shown as it is. */
+const ONLY_MASK = /^\s*[\w/]*<(?:secret|token)>\s*$/;
 /** The last ValueMasks.id given. */
 let compiled = 0;
 
@@ -80,9 +95,8 @@ export function compileMasks(pairs: Iterable<MaskedValue>): ValueMasks | null {
     byValue.set(value, mask);
   };
   for (const [value, mask] of pairs) {
-    add(value, mask);
-    const trimmed = value.trim();
-    if (trimmed !== value) add(trimmed, mask);
+    // Shapes are masked before values: a value holding one is also looked for as it then reads.
+    for (const v of new Set([value, value.trim(), maskShapes(value), maskShapes(value.trim())])) if (!ONLY_MASK.test(v)) add(v, mask);
   }
   if (byValue.size === 0) return null;
   // Only values no longer than a mask can be inside one (names are short: few values are checked).

@@ -92,6 +92,19 @@ export class TraceFormatError extends Error {
  */
 export const MAX_SLEEP_MS = 2 ** 31 - 1;
 
+/** behaviour.md §14.2: the longest line a trace may hold (a recorded step is at most a few MiB). */
+export const TRACE_LINE_MAX_BYTES = 16 * 1024 * 1024;
+/** How much of a bad value an error quotes: enough to recognise it, never the whole of a huge one. */
+export const QUOTE_MAX_CHARS = 200;
+
+/** A value as JSON for an error text, cut after QUOTE_MAX_CHARS characters with the full length said. */
+export function quoted(value: unknown): string {
+  // A huge string is cut before it is copied into JSON.
+  if (typeof value === 'string' && value.length > QUOTE_MAX_CHARS) return `${JSON.stringify(value.slice(0, QUOTE_MAX_CHARS))}… (${value.length} characters)`;
+  const json = JSON.stringify(value) ?? String(value);
+  return json.length <= QUOTE_MAX_CHARS ? json : `${json.slice(0, QUOTE_MAX_CHARS)}… (${json.length} characters)`;
+}
+
 /** The agent a script step runs as when it names none (the CLI's and MCP's default agent). */
 export const DEFAULT_TRACE_AGENT = 'default';
 
@@ -131,7 +144,7 @@ function parseExpect(v: unknown): Expect | undefined {
  */
 function agentId(o: Obj, required: boolean): string | undefined {
   const id = str(o, 'agent_id', required);
-  if (id !== undefined && !isAgentId(id)) throw new Error(`"agent_id" must be an agent id (letters, digits, . _ -; up to 64) (got ${JSON.stringify(id)})`);
+  if (id !== undefined && !isAgentId(id)) throw new Error(`"agent_id" must be an agent id (letters, digits, . _ -; up to 64) (got ${quoted(id)})`);
   return id;
 }
 
@@ -143,10 +156,10 @@ function agentId(o: Obj, required: boolean): string | undefined {
 function homePath(o: Obj): string {
   const p = str(o, 'path', true) as string;
   if (!p.startsWith('~/') || p.split('/').some((s) => s === '..') || p.includes('\0')) {
-    throw new Error(`"path" must start with ~/ and stay inside the home (got ${JSON.stringify(p)})`);
+    throw new Error(`"path" must start with ~/ and stay inside the home (got ${quoted(p)})`);
   }
   if (p.slice(2).split('/').some((s) => s === '' || s === '.')) {
-    throw new Error(`"path" must name a file: ~/ then names separated by single slashes, no . parts (got ${JSON.stringify(p)})`);
+    throw new Error(`"path" must name a file: ~/ then names separated by single slashes, no . parts (got ${quoted(p)})`);
   }
   return p;
 }
@@ -160,7 +173,7 @@ function sleepMs(o: Obj): number {
 
 function parseStep(o: Obj, seq: number): TraceStep {
   const kind = o.kind;
-  if (!(KINDS as readonly unknown[]).includes(kind)) throw new Error(`unknown kind ${JSON.stringify(kind)} (use ${KINDS.join(', ')})`);
+  if (!(KINDS as readonly unknown[]).includes(kind)) throw new Error(`unknown kind ${quoted(kind)} (use ${KINDS.join(', ')})`);
   const base: StepBase = { seq, ...(o.t_ms !== undefined ? { t_ms: nonNegative(o, 't_ms') } : {}) };
   const agent = () => agentId(o, false) ?? DEFAULT_TRACE_AGENT;
   switch (kind as TraceStep['kind']) {
@@ -199,11 +212,15 @@ function parseExecStep(o: Obj, base: StepBase, agentId: string): ExecStep {
  * naming the first damaged line. Steps come back sorted by `seq`.
  */
 export function parseTrace(text: string): Trace {
+  return parseTraceLines(text.split('\n'));
+}
+
+/** parseTrace over lines already split at `\n` (a reader that bounds each line hands them over). */
+export function parseTraceLines(lines: readonly string[]): Trace {
   let header: TraceHeader | null = null;
   const steps: ParsedStep[] = [];
   const seen = new Map<number, number>();
   let lastSeq = 0;
-  const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i].replace(/\r$/, '');
     if (raw.trim() === '') continue;
@@ -212,12 +229,13 @@ export function parseTrace(text: string): Trace {
     try {
       value = JSON.parse(raw);
     } catch (err) {
-      throw new TraceFormatError(line, `not valid JSON (${(err as Error).message})`);
+      // V8 quotes the input around the fault; a bounded quote keeps a huge line off the terminal.
+      throw new TraceFormatError(line, `not valid JSON (${cut((err as Error).message)})`);
     }
     if (!isObj(value)) throw new TraceFormatError(line, 'each line must be one JSON object');
     if ('loom_trace' in value) {
       if (header || steps.length > 0) throw new TraceFormatError(line, 'a header line (loom_trace) may only come first');
-      if (value.loom_trace !== TRACE_FORMAT) throw new TraceFormatError(line, `unsupported trace format ${JSON.stringify(value.loom_trace)} (this Loom reads ${TRACE_FORMAT})`);
+      if (value.loom_trace !== TRACE_FORMAT) throw new TraceFormatError(line, `unsupported trace format ${quoted(value.loom_trace)} (this Loom reads ${TRACE_FORMAT})`);
       header = value as unknown as TraceHeader;
       continue;
     }
@@ -235,6 +253,11 @@ export function parseTrace(text: string): Trace {
   }
   steps.sort((a, b) => a.step.seq - b.step.seq);
   return { header, steps };
+}
+
+/** A message cut to QUOTE_MAX_CHARS characters. */
+function cut(text: string): string {
+  return text.length <= QUOTE_MAX_CHARS ? text : `${text.slice(0, QUOTE_MAX_CHARS)}…`;
 }
 
 /** One line of a trace file (no newline): the step as JSON with its fields in the documented order. */

@@ -1,4 +1,5 @@
 import { TRACE_SECRET_MIN_CHARS } from './limits.js';
+import { maskShapes } from './secretShapes.js';
 
 /**
  * The text rules of traces (behaviour.md §14.2, §14.3), shared by the recorder (src/actors) and the
@@ -129,15 +130,14 @@ const escapeRe = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /**
  * Turn a daemon's text into trace text (behaviour.md §14.2): known secret values → `${env:NAME}`
- * (longest first), webhook tokens and capability secrets masked, the home → `~`, the daemon's port
+ * (longest first), secrets of a known shape masked (secretShapes.ts), the home → `~`, the daemon's port
  * → `{port}`. Applied by the recorder to what it stores and by the replayer to what it receives.
  */
 export function scrub(text: string, ctx: ScrubContext): string {
   let out = text;
   const secrets = [...(ctx.secrets ?? [])].filter(([, v]) => [...v].length >= TRACE_SECRET_MIN_CHARS).sort((a, b) => b[1].length - a[1].length);
   for (const [name, value] of secrets) if (out.includes(value)) out = out.split(value).join(ref(name));
-  if (out.includes('wh_')) out = out.replace(/\bwh_[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g, 'wh_<token>');
-  if (out.includes('caps_')) out = out.replace(/\bcaps_[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g, 'caps_<secret>');
+  out = maskShapes(out);
   if (ctx.home && ctx.home.length > 1 && out.includes(ctx.home)) {
     out = out.replace(new RegExp(`${escapeRe(ctx.home.replace(/\/+$/, ''))}(?![A-Za-z0-9._-])`, 'g'), '~');
   }

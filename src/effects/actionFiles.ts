@@ -1,8 +1,9 @@
-import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { isFileRefusal } from '../domain/agentFile.js';
 import type { AgentRecord } from '../domain/ports.js';
+import { readAgentFile, writeTargetKind } from './agentFile.js';
 import { writeFileAtomic } from './atomicFile.js';
-import { displayOf, expandPath, isInside, isRefusal, realpathPrefix, resolveInWorkspace } from './workspace.js';
+import { displayOf, expandPath, isInsideReal, isRefusal, realpathPrefix, resolveInWorkspace } from './workspace.js';
 
 /**
  * Files Loom reads or writes on an action's behalf (behaviour.md §1.4): `--<field>-file` values
@@ -17,6 +18,9 @@ export type ActionFileRead =
 
 /** behaviour.md §5.4-style reasons for paths the file system cannot take (issue 12, defect 7). */
 const PROBLEM_REASON = { nul: 'no such file', name: 'name too long', path: 'path too long', loop: 'too many levels of symbolic links' } as const;
+
+/** behaviour.md §16: reasons of a refused read, in the words of §5.4. */
+const REFUSAL_REASON = { missing: 'no such file', directory: 'is a directory', not_regular: 'not a regular file' } as const;
 
 /** Text of a read error as behaviour.md §5.4 names it. */
 function reasonOf(err: unknown): string {
@@ -39,10 +43,10 @@ export function readActionFile(agent: AgentRecord, input: string, limit: number)
     return { ok: false, kind: 'unreadable', display, reason: PROBLEM_REASON[wp.problem ?? 'path'] };
   }
   try {
-    const st = statSync(wp.abs);
-    if (st.isDirectory()) return { ok: false, kind: 'unreadable', display, reason: 'is a directory' };
-    if (st.size > limit) return { ok: false, kind: 'tooLarge', display, size: st.size };
-    return { ok: true, data: readFileSync(wp.abs), display };
+    const r = readAgentFile(wp.abs, limit);
+    if (!isFileRefusal(r)) return { ok: true, data: r.data, display };
+    if (r.refused === 'too_large') return { ok: false, kind: 'tooLarge', display, size: r.size };
+    return { ok: false, kind: 'unreadable', display, reason: REFUSAL_REASON[r.refused] };
   } catch (err) {
     return { ok: false, kind: 'unreadable', display, reason: reasonOf(err) };
   }
@@ -69,12 +73,14 @@ export function writeActionFile(agent: AgentRecord, local: boolean, input: strin
     if (isRefusal(wp)) return wp.refused === 'outside' ? `warning: to: refused: ${display} is outside the workspace` : `warning: to: write failed: ${PROBLEM_REASON[wp.problem ?? 'path']}`;
   } else {
     const real = realpathPrefix(abs);
-    const home = realpathPrefix(agent.home);
-    if (!isInside(real, home) || real === home || isInside(real, join(home, 'packages'))) {
+    if (!isInsideReal(real, agent.home) || real === realpathPrefix(agent.home) || isInsideReal(real, join(agent.home, 'packages'))) {
       return 'warning: to: refused: remote documents may write only inside the home, outside ~/packages';
     }
   }
   try {
+    const kind = writeTargetKind(realpathPrefix(abs));
+    if (kind === 'directory') return 'warning: to: write failed: is a directory';
+    if (kind === 'other') return 'warning: to: write failed: not a regular file';
     // A user file: the usual modes (0666/0777 less the umask), written by the one atomic writer.
     writeFileAtomic(realpathPrefix(abs), data, { mode: 0o666, dirMode: 0o777 });
     return null;

@@ -3,6 +3,7 @@ import {
   unlink as unlinkCb, type Stats,
 } from 'node:fs';
 import { promisify } from 'node:util';
+import { READ_FLAGS } from './agentFile.js';
 import { FsRefusal, type OpenFile } from '../domain/fsPlane.js';
 
 /**
@@ -31,8 +32,8 @@ const unlink = promisify(unlinkCb);
 
 const PROC_FD = '/proc/self/fd/';
 const DIR_FLAGS = C.O_RDONLY | C.O_DIRECTORY | C.O_NOFOLLOW;
-/** O_NONBLOCK: opening a FIFO must never hang; fstat then refuses anything not regular. */
-const FILE_FLAGS = C.O_RDONLY | C.O_NOFOLLOW | C.O_NONBLOCK;
+/** The flags of every agent file read (O_NONBLOCK: opening a FIFO never hangs; fstat then refuses anything not regular). */
+const FILE_FLAGS = READ_FLAGS;
 
 /** The path of `name` inside the directory held by `fd` (an openat emulation). */
 export const at = (fd: number, name: string): string => `${PROC_FD}${fd}/${name}`;

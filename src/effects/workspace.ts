@@ -35,6 +35,16 @@ export function isInside(p: string, root: string): boolean {
   return p.startsWith(root.endsWith(sep) ? root : root + sep);
 }
 
+/**
+ * True when `child` is `parent` or inside it, both compared by their real paths (realpathPrefix:
+ * the nearest existing ancestor resolved, the part not yet created appended). Every containment
+ * check of a path against a home, `~/packages` or the data directory goes through this: a home
+ * reached through a symlink must not make one side resolved and the other not.
+ */
+export function isInsideReal(child: string, parent: string): boolean {
+  return isInside(realpathPrefix(child), realpathPrefix(parent));
+}
+
 /** Display of a path (behaviour.md §1.4): inside the home `~/<relative>` (the home itself `~`). */
 export function displayOf(abs: string, home: string): string {
   if (abs === home) return '~';

@@ -20,7 +20,7 @@ const PARALLEL_FETCHES = 4;
 export const installFeature: Feature = ({ directory, agents, env, clock, info, githubApi, stateFolders }) => {
   const store = new FilePackageStore(info.dataDir, WIRES[info.wire].stateRoot);
   const installs = new Installs(directory, {
-    store, env, clock, githubApi, userAgent: `loom/${info.version}`, parallel: PARALLEL_FETCHES,
+    store, env, clock, githubApi, userAgent: `loom/${info.version}`, parallel: PARALLEL_FETCHES, dataDir: info.dataDir,
   });
   for (const a of agents.list()) {
     // No state folder, no registry to read (it is made on first use).

@@ -69,6 +69,9 @@ export function admit(edge: Edge, req: IncomingMessage, res: { setHeader(name: s
  * null when the request may go on.
  */
 export function hostOriginRefusal(req: IncomingMessage, allowedOrigins: readonly string[]): LoomError | null {
+  // One Host header before its value is judged (400 otherwise, hostCountRefusal below).
+  const count = hostCountRefusal(req);
+  if (count) return count;
   const host = req.headers.host;
   if (host !== undefined && !isLoopbackHost(host)) return new LoomError(403, `Forbidden host: ${host}`);
   const origin = req.headers.origin;
@@ -79,4 +82,22 @@ export function hostOriginRefusal(req: IncomingMessage, allowedOrigins: readonly
   }
   if (isLoopbackOrigin(origin) || allowedOrigins.includes(origin)) return null;
   return new LoomError(403, `Forbidden origin: ${origin}`);
+}
+
+/** The refusals of a request whose Host headers are missing or repeated (behaviour.md §9.2). */
+export const MISSING_HOST = 'Bad Request: missing Host header';
+export const DUPLICATE_HOST = 'Bad Request: duplicate Host header';
+
+/**
+ * RFC 9112 §3.2: an HTTP/1.1 request carries exactly one Host header; HTTP/1.0 may carry none.
+ * Counted in the raw headers, since node keeps only the first of repeated Host headers and a
+ * loopback one first would hide a foreign one after it.
+ */
+export function hostCountRefusal(req: Pick<IncomingMessage, 'rawHeaders' | 'httpVersionMajor' | 'httpVersionMinor'>): LoomError | null {
+  const raw = req.rawHeaders;
+  let hosts = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].length === 4 && raw[i].toLowerCase() === 'host') hosts++;
+  if (hosts > 1) return new LoomError(400, DUPLICATE_HOST);
+  if (hosts === 0 && !(req.httpVersionMajor === 1 && req.httpVersionMinor === 0)) return new LoomError(400, MISSING_HOST);
+  return null;
 }

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { redactText } from '../domain/redact.js';
 import { logPath, pathAgent, type RequestLogSink, type RequestNote } from '../domain/requestLog.js';
 import { AGENT_WIRE, type WireDescription } from '../domain/wire.js';
 
@@ -32,16 +33,18 @@ export function requestLogger(sink: RequestLogSink, now: () => number = Date.now
       const ended = now();
       const path = logPath(req.url ?? '/');
       const note = notes.get(res) ?? {};
+      // Every field a client chose goes through the one redaction: a secret typed anywhere stays out.
+      const clean = (v: string | null): string | null => (v === null ? null : redactText(v));
       sink.write({
         time: new Date(ended).toISOString(),
         method: req.method ?? '',
-        path,
+        path: redactText(path),
         status: res.statusCode,
         duration_ms: ended - started,
-        agent: note.agent ?? headerAgent(req, wire.header) ?? pathAgent(path, wire.resource),
-        topic: note.topic ?? null,
-        command: note.command ?? null,
-        request_id: note.request_id ?? null,
+        agent: clean(note.agent ?? headerAgent(req, wire.header) ?? pathAgent(path, wire.resource)),
+        topic: clean(note.topic ?? null),
+        command: clean(note.command ?? null),
+        request_id: clean(note.request_id ?? null),
       });
     });
   };

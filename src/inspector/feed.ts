@@ -3,6 +3,7 @@ import { iso } from '../services/inspectionMessages.js';
 import type { InspectionSnapshot } from '../services/inspectionSnapshot.js';
 import type { Clock } from '../domain/ports.js';
 import { Coalescer } from './coalesce.js';
+import { isPingable, ReadAcks } from './readAcks.js';
 
 /** The parts of a `ws` WebSocket the feed uses (a test passes a stand-in). */
 export interface FeedClient {
@@ -48,8 +49,10 @@ export interface FeedOptions {
  * snapshot first, then every live message, in frames of up to {@link FRAME_MS} ms each holding a
  * JSON array of messages. The tree is observed only while at least one client is attached, and
  * each frame is serialised once for all of them: with nobody watching nothing is serialised at
- * all. A client whose send buffer passes the limit is closed with 1013, so a slow page never holds
- * memory or slows the daemon.
+ * all. A client whose unread data passes the limit is closed with 1013, so a slow page never holds
+ * memory or slows the daemon. Unread is measured two ways, either one passing the limit closes it:
+ * the socket's send buffer, and the live bytes sent since the last acknowledged ping (readAcks.ts),
+ * since the kernel's buffers hide a client that stopped reading.
  *
  * A client that asked for the coalesced feed (`?coalesce=1`, the page) gets frames of its own: of
  * {@link FRAME_MS} while quiet, of {@link COALESCED_FRAME_MS} while more than
@@ -61,6 +64,8 @@ export interface FeedOptions {
 export class InspectorFeed {
   private readonly clients = new Set<FeedClient>();
   private readonly coalescing = new Set<FeedClient>();
+  /** What each client has provably read of its live frames (readAcks.ts). */
+  private readonly acks = new WeakMap<FeedClient, ReadAcks>();
   /** The subscription to the tree's live messages while anyone watches. */
   private live: ReturnType<Inspection['liveFeed']> | null = null;
   /** JSON texts of the messages of the frame being gathered, and its timer. */
@@ -95,6 +100,8 @@ export class InspectorFeed {
     const snapshot = this.source.inspectState();
     this.deliver(client, JSON.stringify({ type: 'snapshot', ...snapshot }));
     if (client.readyState !== OPEN) return;
+    // Counted from the first live frame on: the snapshot is the daemon's state, sent once, not a backlog.
+    if (isPingable(client) && !this.acks.has(client)) this.acks.set(client, new ReadAcks(client));
     if (options.coalesce) {
       // A new group starts from what this snapshot told; a running one is level with it after the flush.
       this.coalescer ??= new Coalescer(snapshot);
@@ -177,12 +184,14 @@ export class InspectorFeed {
       this.detach(client);
       return;
     }
-    if (client.bufferedAmount > this.limitBytes) {
+    const acks = this.acks.get(client);
+    if (client.bufferedAmount > this.limitBytes || (acks !== undefined && acks.unread > this.limitBytes)) {
       client.close(SLOW_CLIENT_CODE, 'inspector client too slow');
       this.detach(client);
       return;
     }
     client.send(text);
+    acks?.sentBytes(Buffer.byteLength(text));
   }
 
   /**

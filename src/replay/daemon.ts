@@ -41,9 +41,11 @@ export async function startFreshDaemon(): Promise<FreshDaemon> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'loom-replay-'));
   const main = fileURLToPath(new URL('../cli/main.js', import.meta.url));
-  const proc = spawn(process.execPath, [main, 'daemon'], {
+  // A pipe on stdin that only this process holds: when the replay ends in any way (EPIPE, a signal,
+  // an exception, kill -9) the pipe closes and the daemon shuts itself down and removes its folder.
+  const proc = spawn(process.execPath, [main, 'daemon', '--quiet', '--exit-with-stdin', '--remove-data-dir'], {
     env: { ...process.env, SVC_PORT: String(port), SVC_DATA_DIR: dataDir },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   let out = '';
   let err = '';
@@ -70,7 +72,8 @@ export async function startFreshDaemon(): Promise<FreshDaemon> {
     url, port, dataDir,
     async stop() {
       if (proc.exitCode === null) {
-        await fetch(`${url}/shutdown`, { method: 'POST' }).catch(() => proc.kill('SIGTERM'));
+        // The end of stdin is the daemon's signal to shut down (behaviour.md §14.3: replay stops it).
+        proc.stdin.end();
         const timer = setTimeout(() => proc.kill('SIGKILL'), STOP_TIMEOUT_MS);
         await exited;
         clearTimeout(timer);

@@ -1,6 +1,6 @@
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, constants as C, fchmodSync, fstatSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { DaemonUnreachable, LoomClient } from '../client/index.js';
-import { stepLine, TraceFormatError, parseTrace, type Trace } from '../domain/trace.js';
+import { stepLine, TraceFormatError, parseTraceLines, type Trace } from '../domain/trace.js';
 import { escapeControls, terminalJson } from '../domain/text.js';
 import { envRefs, mapIds, type Secret } from '../domain/traceText.js';
 import { DaemonStartError, startFreshDaemon, type FreshDaemon } from './daemon.js';
@@ -9,6 +9,7 @@ import type { ReplayOptions } from './options.js';
 import { stepJson, stepText, summarise, summaryLine } from './report.js';
 import { runSteps, type StepResult } from './run.js';
 import { NotSent, type Target } from './send.js';
+import { readTraceLines, TraceFileError } from './traceFile.js';
 
 export { replayOptions, ReplayUsageError, type RawReplayOptions, type ReplayOptions } from './options.js';
 
@@ -53,8 +54,8 @@ function target(url: string, opts: ReplayOptions, trace: Trace, env: ReplayIo['e
   };
 }
 
-/** `--update`: the actual answers become the expectations; the file is replaced atomically. */
-function update(file: string, text: string, trace: Trace, results: StepResult[], ids: ReadonlyMap<string, string>): number {
+/** `--update`: the actual answers become the expectations; the file is replaced atomically, keeping its mode. */
+function update(file: string, lines: readonly string[], trace: Trace, results: StepResult[], ids: ReadonlyMap<string, string>): number {
   let n = 0;
   for (const r of results) {
     if (!r.actual || (r.step.kind !== 'exec' && r.step.kind !== 'webhook')) continue;
@@ -63,11 +64,38 @@ function update(file: string, text: string, trace: Trace, results: StepResult[],
     if (r.step.kind === 'exec') r.step.cmd = mapIds(r.step.cmd, ids);
     n++;
   }
-  const header = trace.header ? [text.split('\n').find((l) => l.trim() !== '') as string] : [];
-  const tmp = `${file}.${process.pid}.tmp`;
-  writeFileSync(tmp, [...header, ...trace.steps.map((p) => stepLine(p.step))].join('\n') + '\n');
-  renameSync(tmp, file);
+  const header = trace.header ? [lines.find((l) => l.trim() !== '') as string] : [];
+  writeKeepingMode(file, [...header, ...trace.steps.map((p) => stepLine(p.step))].join('\n') + '\n');
   return n;
+}
+
+/**
+ * Replace `file` by a temp file beside it with the same permission bits (a 0640 trace stays 0640):
+ * created 0600 so it is never wider while written, then set to the original's mode before the rename.
+ */
+function writeKeepingMode(file: string, text: string): void {
+  const fd0 = openSync(file, C.O_RDONLY | C.O_NONBLOCK | C.O_NOCTTY);
+  let mode: number;
+  try {
+    mode = fstatSync(fd0).mode & 0o7777;
+  } finally {
+    closeSync(fd0);
+  }
+  const tmp = `${file}.${process.pid}.tmp`;
+  const fd = openSync(tmp, C.O_WRONLY | C.O_CREAT | C.O_EXCL, 0o600);
+  try {
+    try {
+      const data = Buffer.from(text);
+      for (let off = 0; off < data.length; ) off += writeSync(fd, data, off);
+      fchmodSync(fd, mode);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, file);
+  } catch (err) {
+    unlinkSync(tmp);
+    throw err;
+  }
 }
 
 async function connect(opts: ReplayOptions): Promise<{ url: string; daemon?: FreshDaemon }> {
@@ -91,14 +119,15 @@ async function connect(opts: ReplayOptions): Promise<{ url: string; daemon?: Fre
  * Exit 0 when every compared step matched, 1 when any differed, 2 for usage errors or no daemon.
  */
 export async function replay(opts: ReplayOptions, io: ReplayIo): Promise<number> {
-  let text: string;
+  let lines: string[];
   let trace: Trace;
   try {
-    text = readFileSync(opts.file, 'utf8');
-    trace = parseTrace(text);
+    lines = readTraceLines(opts.file);
+    trace = parseTraceLines(lines);
   } catch (err) {
     // The problem quotes the damaged line (V8's JSON errors too): its control characters are shown escaped.
-    io.err(err instanceof TraceFormatError ? `loom replay: ${opts.file}:${err.line}: ${escapeControls(err.problem)}` : `loom replay: cannot read ${opts.file}: ${(err as Error).message}`);
+    if (err instanceof TraceFormatError) io.err(`loom replay: ${opts.file}:${err.line}: ${escapeControls(err.problem)}`);
+    else io.err(`loom replay: ${escapeControls(err instanceof TraceFileError ? err.message : `cannot read ${opts.file}: ${(err as Error).message}`)}`);
     return 2;
   }
   const manyAgents = new Set(trace.steps.flatMap(({ step }) => ('agent_id' in step ? [opts.agentMap.get(step.agent_id) ?? step.agent_id] : []))).size > 1;
@@ -127,7 +156,7 @@ export async function replay(opts: ReplayOptions, io: ReplayIo): Promise<number>
     await conn?.daemon?.stop();
   }
   const summary = summarise(results);
-  const updated = opts.update ? update(opts.file, text, trace, results, (t as Target).ids) : undefined;
+  const updated = opts.update ? update(opts.file, lines, trace, results, (t as Target).ids) : undefined;
   if (opts.json) io.out(JSON.stringify({ summary: { ...summary, ...(updated !== undefined ? { updated } : {}) } }));
   else {
     io.out(summaryLine(summary));

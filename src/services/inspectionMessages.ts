@@ -1,6 +1,6 @@
 import type { AnyActorRef } from 'xstate';
 import { displayPath } from '../commands/format.js';
-import { redactCommand, type ValueMasks } from '../domain/redact.js';
+import { redactCommand, redactText, type ValueMasks } from '../domain/redact.js';
 import type { SessionState } from '../domain/session.js';
 import type { CommandEvent, Ticket } from '../domain/ticket.js';
 
@@ -154,7 +154,7 @@ export function detailOf(machine: string, context: unknown, now: number, childre
       return { token_id: c.tokenId, single_use: c.singleUse, expires_at: iso(c.expiresAt as number), reserved: c.reservedBy !== null };
     case 'install':
       // behaviour.md §13.2 `installs` entries: the source as given and the progress, never the request (it holds the home path).
-      return { agent_id: c.agentId, install_id: c.installId, name: c.name, source: c.source, files_done: c.filesDone, files_total: c.filesTotal, bytes: c.bytes };
+      return { agent_id: c.agentId, install_id: c.installId, name: c.name, source: redactText(c.source as string), files_done: c.filesDone, files_total: c.filesTotal, bytes: c.bytes };
     case 'webhookToken':
       // The fingerprint is not shown either: only whether a token exists and how often it was rotated.
       return { rotations: c.rotations };

@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { derivedName, installError, type GithubSource, type InstallRequest } from '../domain/install.js';
 import type { EnvStore } from '../domain/ports.js';
-import { displayOf, isInside } from '../effects/workspace.js';
+import { displayOf, isInsideReal } from '../effects/workspace.js';
 import { fetchFileBuffer, type FetchContext } from '../effects/install/fetch.js';
 import { resolveGithub } from '../effects/install/github.js';
 import { hasRoot, readRootFile, rootText, walkFolder, type LocalFile } from '../effects/install/local.js';
@@ -56,7 +55,7 @@ function githubToken(env: EnvStore, agentId: string): string | undefined {
 /** A local file or folder (§7.2); `--link` registers it in place. */
 function localPlan(req: InstallRequest, src: { abs: string; display: string; isDir: boolean }): Plan {
   const link = req.flags.mode === 'link';
-  if (link && isInside(src.abs, packagesDir(req.home))) throw installError('Cannot install in place from inside ~/packages; install it without --link');
+  if (link && isInsideReal(src.abs, packagesDir(req.home))) throw installError('Cannot install in place from inside ~/packages; install it without --link');
   const derived = derivedName({ kind: src.isDir ? 'folder' : 'file', path: src.abs });
   if (!src.isDir) {
     const buf = readRootFile(src.abs, src.display);
@@ -71,7 +70,7 @@ function localPlan(req: InstallRequest, src: { abs: string; display: string; isD
     return { mode: 'inplace', source: src.display, uri: pathToFileURL(rootFile).href, display: displayOf(rootFile, req.home), root, derived, files: [], symlinksSkipped: 0 };
   }
   const tree = walkFolder(src.abs, src.display);
-  const root = rootText(readFileSync(rootFile));
+  const root = rootText(readRootFile(rootFile, displayOf(rootFile, req.home)));
   const files: PlanFile[] = tree.files.map((f) => ({ path: f.rel, local: f }));
   files.sort((a, b) => (a.path === 'string.md' ? -1 : b.path === 'string.md' ? 1 : 0));
   return { mode: 'local', source: src.display, display: src.display, root, derived, files, symlinksSkipped: tree.symlinksSkipped };

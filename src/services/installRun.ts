@@ -8,7 +8,7 @@ import { INSTALL_FILE_BYTES } from '../domain/limits.js';
 import type { Clock, EnvStore, PackageRecord, PackageStore } from '../domain/ports.js';
 import { cancelled, downloadToFile, packageBudget, tooLargePackage, type Budget, type FetchContext } from '../effects/install/fetch.js';
 import { copyLocalFile } from '../effects/install/local.js';
-import { commitPackage, createStaging, packageDir, removePackage, removeTree } from '../effects/install/staging.js';
+import { commitPackage, createStaging, packageDir, removalRefusal, removePackage, removeTree } from '../effects/install/staging.js';
 import { isInside } from '../effects/workspace.js';
 import type { InstallInput, ProgressUpdate } from '../machines/install.js';
 import { scalarText, parseFrontmatter } from '../sfmd/frontmatter.js';
@@ -32,6 +32,8 @@ export interface InstallDeps {
   parallel: number;
   /** Tests shorten it (behaviour.md §1.8: 30 s). */
   fetchTimeoutMs?: number;
+  /** The data directory, never named in an error text (failures show it as `<data>`). */
+  dataDir?: string;
 }
 
 type Success = Extract<InstallOutcome, { ok: true }>;
@@ -154,7 +156,7 @@ export async function runInstall(deps: InstallDeps, input: InstallInput, report:
       const prev = deps.store.get(req.agentId, name);
       const record = recordOf(plan, { name, type, front, home: req.home, installId: input.installId, at: deps.clock.now() });
       await commitPackage({ home: req.home, name, hex, staging, replaceFolder: prev?.mode === 'local', register: () => deps.store.put(req.agentId, record) });
-      return { ok: true as const, record, reinstalled: prev !== undefined, symlinksSkipped: plan.symlinksSkipped, display: plan.display };
+      return { ok: true as const, record, reinstalled: prev !== undefined, ...(prev ? { previous: prev } : {}), symlinksSkipped: plan.symlinksSkipped, display: plan.display };
     });
   } catch (err) {
     if (staging) await removeTree(staging).catch((wipe: unknown) => process.emitWarning(`removing ${staging}: ${errorMessage(wipe)}`));
@@ -171,6 +173,8 @@ export function uninstallPackage(deps: InstallDeps, agentId: string, home: strin
       deps.store.remove(agentId, name);
       return { record, removed: null };
     }
+    const refusal = removalRefusal(home, name, deps.store.list(agentId));
+    if (refusal) throw installError(refusal);
     const hex = randomBytes(4).toString('hex');
     const had = await removePackage({ home, name, hex, unregister: () => { deps.store.remove(agentId, name); } });
     return { record, removed: had ? packageDir(home, name) : null };

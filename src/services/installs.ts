@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { fromCallback } from 'xstate';
 import type { CommandContext, InstallServices } from '../commands/types.js';
+import { hidePrivatePaths } from '../effects/install/errorText.js';
 import { failureOf, type InstallOutcome, type InstallRequest } from '../domain/install.js';
 import type { PackageRecord } from '../domain/ports.js';
 import { sweepPackages } from '../effects/install/staging.js';
@@ -29,7 +30,10 @@ export class Installs implements InstallServices {
     receive((cmd) => { if (cmd.type === 'install.abort') stop.abort(); });
     runInstall(this.deps, input, (u) => sendBack({ type: 'install.progress', ...u }), stop.signal).then(
       (outcome) => sendBack({ type: 'install.written', outcome }),
-      (err: unknown) => sendBack({ type: 'install.failed', ...failureOf(err) }),
+      (err: unknown) => {
+        const f = failureOf(err);
+        sendBack({ type: 'install.failed', code: f.code, message: hidePrivatePaths(f.message, (input.request as InstallRequest).home, this.deps.dataDir) });
+      },
     );
     return () => stop.abort();
   });

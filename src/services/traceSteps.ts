@@ -1,4 +1,6 @@
-import { closeSync, constants, fstatSync, openSync, readFileSync, realpathSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
+import { isFileRefusal } from '../domain/agentFile.js';
+import { readAgentFile } from '../effects/agentFile.js';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TRACE_FILE_STEP_BYTES } from '../domain/limits.js';
@@ -146,18 +148,13 @@ export function openedFile(uri: string, home: string): UsedFile[] {
  * descriptor, so a link swapped in after the check is not followed.
  */
 function readSmallFile(abs: string, home: string): string | undefined {
-  let fd: number | undefined;
   try {
     const real = realpathSync.native(abs);
     if (!isInside(real, realpathSync.native(home))) return undefined;
-    fd = openSync(real, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    const st = fstatSync(fd);
-    if (!st.isFile() || st.size > TRACE_FILE_STEP_BYTES) return undefined;
-    return readFileSync(fd, 'utf8');
+    const r = readAgentFile(real, TRACE_FILE_STEP_BYTES);
+    return isFileRefusal(r) ? undefined : r.data.toString('utf8');
   } catch {
-    // Gone or unreadable: the replay will show the difference.
+    // Unreadable: the replay will show the difference.
     return undefined;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }

@@ -1,10 +1,11 @@
-import { createReadStream } from 'node:fs';
+import { createReadStream, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import type { Readable } from 'node:stream';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { isFileRefusal } from '../domain/agentFile.js';
+import { openAgentFile, readAgentFile } from '../effects/agentFile.js';
 import { join, resolve } from 'node:path';
 import { monotonicFactory } from 'ulid';
 import { LoomError, errorMessage } from '../domain/errors.js';
-import { TRACE_PENDING_FILE_BYTES, TRACES_ACTIVE_MAX } from '../domain/limits.js';
+import { TRACE_FILE_MAX_BYTES, TRACE_PENDING_FILE_BYTES, TRACES_ACTIVE_MAX } from '../domain/limits.js';
 import type { Clock } from '../domain/ports.js';
 import type { TraceHeader } from '../domain/trace.js';
 import { parseTopic, topicScope } from '../domain/topic.js';
@@ -32,6 +33,9 @@ interface StoredTrace {
   path: string;
   info?: TraceInfo;
 }
+
+/** A recording stops once its file passes TRACE_FILE_MAX_BYTES; the last batch may go past it. */
+const TRACE_READ_MAX_BYTES = TRACE_FILE_MAX_BYTES + TRACE_PENDING_FILE_BYTES;
 
 const unknown = (id: string) => new LoomError(404, `Unknown trace: ${id}`);
 
@@ -128,7 +132,10 @@ export class TraceService {
   private storedInfo(id: string, s: StoredTrace): TraceInfo | undefined {
     if (s.info) return s.info;
     try {
-      const text = readFileSync(s.path, 'utf8');
+      // Through the bounded reader: a FIFO or device standing at a trace's name is not listed, never read.
+      const read = readAgentFile(s.path, TRACE_READ_MAX_BYTES);
+      if (isFileRefusal(read)) throw new Error(read.refused);
+      const text = read.data.toString('utf8');
       const st = statSync(s.path);
       const lines = text.split('\n').filter((l) => l.trim() !== '');
       let header: Partial<TraceHeader> = {};
@@ -161,9 +168,15 @@ export class TraceService {
     return s.path;
   }
 
-  /** GET /traces/<id>: the trace's lines as a stream (flushed first when it still records). */
+  /**
+   * GET /traces/<id>: the trace's lines as a stream (flushed first when it still records). Opened
+   * without blocking and fstat-checked (behaviour.md §16): a trace file that is no longer a regular
+   * file is unknown. Sent up to the size the file had when opened.
+   */
   async open(id: string): Promise<Readable> {
-    return createReadStream(await this.file(id));
+    const f = openAgentFile(await this.file(id));
+    if ('refused' in f) throw unknown(id);
+    return createReadStream('', { fd: f.fd, start: 0, end: Math.max(0, f.size - 1), autoClose: true });
   }
 
   /** DELETE /traces/<id>[?purge=1]: stop (idempotent); `purge` also removes the file. */

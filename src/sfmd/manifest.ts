@@ -40,6 +40,25 @@ export function badPathReason(p: string): string | null {
   return null;
 }
 
+/**
+ * The first pair of package paths that cannot both be files (behaviour.md §7.4): the same path
+ * twice, or a path that another one needs as a folder (`a` and `a/b.md`, in either order). Decided
+ * on the list alone, before anything is fetched or written; null when there is none.
+ */
+export function pathCollision(paths: readonly string[]): string | null {
+  const seen = new Set<string>();
+  for (const p of paths) {
+    if (seen.has(p)) return `path collision: ${p} is listed twice`;
+    seen.add(p);
+  }
+  for (const p of paths) {
+    for (let i = p.indexOf('/'); i >= 0; i = p.indexOf('/', i + 1)) {
+      if (seen.has(p.slice(0, i))) return `path collision: ${p.slice(0, i)} and ${p}`;
+    }
+  }
+  return null;
+}
+
 /** http(s) rule for manifest file URLs: https, or http only for loopback hosts (behaviour.md §7.1). */
 export function allowedFileUrl(u: string): boolean {
   try {
@@ -80,6 +99,8 @@ export function validateManifest(value: { files: unknown[] } & Record<string, un
       out.push({ path: p, url: fileUrl });
     } else return { ok: false, reason: `Invalid manifest entry ${i} (${p}): needs a "url" or "content" string` };
   }
+  const collision = pathCollision(out.map((f) => f.path));
+  if (collision) return { ok: false, reason: collision };
   const d = value.delivery;
   if (d !== undefined && d !== 'local' && d !== 'link' && d !== 'any') return { ok: false, reason: `Unknown delivery "${String(d)}" (use local, link or any)` };
   const hint = typeof value.install_hint === 'string' ? value.install_hint : undefined;

@@ -34,7 +34,11 @@ export interface TemplateOutput {
 }
 
 const ASSIGN_RE = /^\{([A-Za-z_][A-Za-z0-9_]*)\}\s*=\s*(.*)$/;
-const SHORTCUT_RE = /^\{@([A-Za-z0-9_][A-Za-z0-9_.-]*)\}\s*=\s*(.*)$/;
+const SHORTCUT_RE = /^\{@([A-Za-z0-9_][A-Za-z0-9_.-]*(?:\{[^{}]+\}[A-Za-z0-9_.-]*)*)\}\s*=\s*(.*)$/;
+/** What a shortcut name may be once its references are substituted. */
+const SHORTCUT_NAME_RE = /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/;
+/** `empty: <text>` in a loop body: printed once when the array is empty (beyond spec). */
+const EMPTY_RE = /^empty:\s?(.*)$/;
 const DOLLAR_ASSIGN_RE = /^\$([A-Za-z_][A-Za-z0-9_]*)\s*=/;
 const FOR_RE = /^for:\s*([A-Za-z_][A-Za-z0-9_]*)\s+in\s+(\S+)$/;
 const AUTHOR_LINK_RE = /\[@([A-Za-z0-9_][A-Za-z0-9_.-]*) ([^\]]+)\]\(([^)\s]+)\)/g;
@@ -92,7 +96,11 @@ class Run {
     return singleReference(expr, scope) ?? substituteOutput(expr, scope);
   }
 
-  /** `{@name} = …` (behaviour.md §4.11): tuple when wrapped in parentheses. */
+  /**
+   * `{@name} = …` (behaviour.md §4.11): tuple when wrapped in parentheses; `@name-<i>` in a loop.
+   * Beyond spec, a name holding references (`{@note-{n.id}} = {n.id}`) is substituted and registered
+   * as it reads, in or out of a loop; the first such line of a run clears `@note` and `@note-*`.
+   */
   shortcut(name: string, raw: string, loop: LoopFrame | null): void {
     const t = raw.trim();
     let value: ShortcutValue;
@@ -101,11 +109,24 @@ class Run {
       value = items.length === 1 ? items[0] : items;
     } else value = this.expression(t, loop);
     const map = this.env.shortcuts;
-    if (!this.registered.has(name)) {
-      this.registered.add(name);
-      for (const k of [...map.keys()]) if (k === name || (k.startsWith(`${name}-`) && /^\d+$/.test(k.slice(name.length + 1)))) map.delete(k);
+    const keyed = name.includes('{');
+    // A keyed name (`{@note-{n.id}}`) is named by the item itself, so `@note-7` is note 7 wherever
+    // the list put it; its family is the part before the first reference (`note`).
+    const family = keyed ? name.slice(0, name.indexOf('{')).replace(/[-.]+$/, '') : name;
+    if (!this.registered.has(family)) {
+      this.registered.add(family);
+      for (const k of [...map.keys()]) {
+        if (k === family || (k.startsWith(`${family}-`) && (keyed || /^\d+$/.test(k.slice(family.length + 1))))) map.delete(k);
+      }
     }
-    const key = loop ? `${name}-${loop.index}` : name;
+    let key = loop ? `${name}-${loop.index}` : name;
+    if (keyed) {
+      key = substituteOutput(name, this.scope(loop));
+      if (!SHORTCUT_NAME_RE.test(key) || key.length > 128) {
+        this.warn(`warning: shortcut name @${key} is not valid (letters, digits, ".", "_" and "-"); not registered`);
+        return;
+      }
+    }
     map.delete(key);
     map.set(key, value);
     while (map.size > VALUE_SHORTCUTS_MAX) map.delete(map.keys().next().value as string);
@@ -172,8 +193,15 @@ class Run {
     else if (segs && json !== undefined) { const r = resolvePath(json, segs); arr = r.found ? r.value : undefined; }
     if (arr === undefined) { this.warn(`warning: for: ${path} not found; loop skipped`); return; }
     if (!Array.isArray(arr)) { this.warn(`warning: for: ${path} is not an array (${jsonType(arr)}); loop skipped`); return; }
+    const items = body.filter((l) => !EMPTY_RE.test(l));
+    if (arr.length === 0) {
+      for (const l of body) {
+        const e = EMPTY_RE.exec(l);
+        if (e) this.out.output.push(substituteOutput(e[1], this.scope(null)));
+      }
+    }
     arr.forEach((value, k) => {
-      for (const l of body) this.line(l, { name: varName, value, index: k + 1 });
+      for (const l of items) this.line(l, { name: varName, value, index: k + 1 });
     });
   }
 

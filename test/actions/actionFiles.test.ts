@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync, realpathSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readActionFile, readModifierFile, writeActionFile } from '../../src/effects/actionFiles.js';
 import type { AgentRecord } from '../../src/domain/ports.js';
@@ -40,6 +41,17 @@ describe('behaviour.md §4.12 to: writes', () => {
     expect(writeActionFile(a, false, join(a.extra, 'x.txt'), Buffer.from('x'))).toBe(text);
     expect(writeActionFile(a, false, '~/packages/app/string.md', Buffer.from('x'))).toBe(text);
     expect(writeActionFile(a, false, 'notes/x.txt', Buffer.from('x'))).toBeNull();
+  });
+
+  it('when the target is a FIFO or a folder, then it is refused and left as it was (behaviour.md §16)', () => {
+    const a = agent();
+    spawnSync('mkfifo', [join(a.home, 'p')]);
+    mkdirSync(join(a.home, 'adir'));
+    expect(writeActionFile(a, true, 'p', Buffer.from('x'))).toBe('warning: to: write failed: not a regular file');
+    expect(writeActionFile(a, true, 'adir', Buffer.from('x'))).toBe('warning: to: write failed: is a directory');
+    expect(statSync(join(a.home, 'p')).isFIFO()).toBe(true);
+    expect(readActionFile(a, 'p', 10)).toEqual({ ok: false, kind: 'unreadable', display: '~/p', reason: 'not a regular file' });
+    expect(readModifierFile(a, 'p', 10)).toEqual({ ok: false, forbidden: false, display: '~/p', reason: 'not a regular file' });
   });
 
   it('when the write fails, then the warning names the reason', () => {

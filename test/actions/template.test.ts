@@ -176,6 +176,25 @@ describe('behaviour.md §4.11 loops and shortcuts', () => {
     expect(Object.fromEntries(e.shortcuts)).toEqual({ postal: 'keep', 'post-1': 'p1', 'post-2': 'p2' });
   });
 
+  it('when a shortcut name holds a reference, then each item registers the name it reads as (not its position), and the family is cleared first', () => {
+    const e = env({ shortcuts: { 'note-9': 'old', note: 'old', 'note-x': 'old', notes: 'keep' } });
+    const notes = { notes: [{ id: 2, text: 'Call Ann' }, { id: 1, text: 'Buy milk' }] };
+    expect(render(['for: n in notes', '{@note-{n.id}} = {n.id}', '- @note-{n.id}: {n.text}', 'end:'], httpResp(notes), e)).toBe('- @note-2: Call Ann\n- @note-1: Buy milk');
+    expect(Object.fromEntries(e.shortcuts)).toEqual({ notes: 'keep', 'note-2': '2', 'note-1': '1' });
+  });
+
+  it('when a keyed shortcut name comes out invalid, then it is not registered and a warning says why', () => {
+    const e = env();
+    expect(render(['for: n in notes', '{@note-{n.id}} = {n.id}', 'end:'], httpResp({ notes: [{ id: 'a b' }] }), e)).toBe('warning: shortcut name @note-a b is not valid (letters, digits, ".", "_" and "-"); not registered');
+    expect(e.shortcuts.size).toBe(0);
+  });
+
+  it('when the array is empty, then the loop\'s empty: line is printed once; otherwise never', () => {
+    const lines = ['Notes:', 'for: n in notes', '- {n.text}', 'empty:   (none)', 'end:'];
+    expect(render(lines, httpResp({ notes: [] }))).toBe('Notes:\n  (none)');
+    expect(render(lines, httpResp({ notes: [{ text: 'a' }, { text: 'b' }] }))).toBe('Notes:\n- a\n- b');
+  });
+
   it('when {@name} = ({a}, {b}) is used, then a tuple shortcut is stored', () => {
     const e = env();
     render(['for: i in items', '{@issue} = ({i.repo}, {i.id})', 'end:'], httpResp(items), e);

@@ -118,13 +118,15 @@ describe('behaviour.md §2.13 loom start|status|stop', () => {
     expect(JSON.parse(s.stdout)).toEqual({ stopped: true, running: false, port: env.port });
   });
 
-  it('when the daemon cannot start (port taken by another program), then start fails with exit 1 and names the log', async () => {
+  it('when the daemon cannot start (port taken by another program), then start fails with exit 1, gives the daemon\'s reason and names the log', async () => {
     const blocker = createServer((_req, res) => { res.statusCode = 404; res.end(); });
     await new Promise<void>((r) => blocker.listen(env.port, '127.0.0.1', () => r()));
     try {
       const r = await loom(env, ['start']);
       expect(r.code).toBe(1);
-      expect(r.stderr.trimEnd().split('\n').pop()).toBe(`loom: daemon did not start; see ${join(env.dataDir, 'loom.log')}`);
+      expect(r.stderr.trimEnd().split('\n').pop()).toBe(`loom: daemon did not start: port ${env.port} is in use; see ${join(env.dataDir, 'loom.log')}`);
+      const j = await loom(env, ['--json', 'start']);
+      expect([j.code, JSON.parse(j.stderr)]).toEqual([1, { error: `daemon did not start: port ${env.port} is in use`, code: 'START_FAILED', message: `see ${join(env.dataDir, 'loom.log')}` }]);
       expect(existsSync(pidFile())).toBe(false);
     } finally {
       await new Promise<void>((r) => blocker.close(() => r()));

@@ -56,6 +56,10 @@ describe('/open local targets (behaviour.md §3.2)', () => {
     expect([r.code, r.body]).toEqual(['NOT_FOUND', 'ERROR(NOT_FOUND): File not found: ~/notes/none.md\nRecovery: /ls ~/notes']);
     expect(r.meta).toBeNull();
   });
+  it('when the missing file\'s folders are missing too, then the /ls recovery names the nearest existing folder', async () => {
+    expect((await d.run(topic, '/open ~/does/not/exist.md')).body).toBe('ERROR(NOT_FOUND): File not found: ~/does/not/exist.md\nRecovery: /ls ~');
+    expect((await d.run(topic, '/open ~/notes/deeper/none.md')).body).toBe('ERROR(NOT_FOUND): File not found: ~/notes/deeper/none.md\nRecovery: /ls ~/notes');
+  });
   it('when the file is binary or over 5 MiB, then INVALID_TARGET says why; exactly 5 MiB opens', async () => {
     expect((await d.run(topic, '/open ~/bin.md')).body).toBe('ERROR(INVALID_TARGET): Not a text document: ~/bin.md (binary)');
     expect((await d.run(topic, '/open ~/big.md')).body).toBe('ERROR(INVALID_TARGET): Not a text document: ~/big.md (over 5 MiB)');

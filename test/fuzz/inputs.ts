@@ -31,6 +31,17 @@ const WORDS = [
   'events.read', 'events.ack', 'events.clear', 'act.x', 'act.help', 'webhook.rotate', ...PROTO, 'HELP', 'Ünïcode', '', 'x'.repeat(70),
 ];
 
+/**
+ * Secrets of every shape the daemon must keep out of the inspector and the request log
+ * (behaviour.md §13.4); a fuzz session checks both for each of them afterwards.
+ */
+export function secretAtoms(port: number): string[] {
+  return [
+    `caps_${'F7z'.repeat(14)}q`, `wh_${'Wq9'.repeat(14)}z`, `http://127.0.0.1:${port}/webhook/wh_${'Hk2'.repeat(14)}p`,
+    'Authorization: Bearer fuzz-Bearer-Secret-0123456789', `ghp_${'Fz0'.repeat(12)}`, `github_pat_${'Pz_1'.repeat(20)}`,
+  ];
+}
+
 /** Argument atoms: quoting, expansions, paths, shortcuts, flags, ids, oversized and odd characters. */
 function atoms(port: number): string[] {
   return [
@@ -39,7 +50,9 @@ function atoms(port: number): string[] {
     'a'.repeat(300), 'b/'.repeat(2100), '12', '-5', '0x10', '#anchor', 'evt_01J2Z9X8Q4M7K3T5V6W8Y0A1B2', 'evt_bad', 'file:///etc/hosts',
     `http://127.0.0.1:${port}/nothing.md`, 'http://127.0.0.1:9/closed.md', 'app:x', 'app:', '*', 'a[$(true)]', '$x = "1"', '{v} = 2',
     '"unterminated', "'unterminated", 'x.md', 'dir/x.md', '.', '..', '--lines 1-2', '--old "a"', '--all', '--force', ...PROTO,
-    '$__proto__ = "1"', '$constructor = "2"', '{__proto__} = "3"',
+    '$__proto__ = "1"', '$constructor = "2"', '{__proto__} = "3"', ...secretAtoms(port),
+    // Special files planted in every home (session.ts) and devices under /dev, an allowed path.
+    '~/fifo.md', 'fifo.md', '~/pkg', '~/huge.md', '/dev/zero', '/dev/tty', '/dev/urandom', '/dev/stdin', '--text-file ~/fifo.md',
   ];
 }
 
@@ -77,7 +90,7 @@ export function execInput(r: () => number, port: number, agents: readonly string
   let body: string;
   if (shape < 0.85) {
     const o: Record<string, unknown> = { cmd: command(r, port), topic: pick(r, TOPICS) };
-    if (r() < 0.2) o.request_id = pick(r, ['r1', '', 'x'.repeat(300), 7, null, ['a']]);
+    if (r() < 0.2) o.request_id = pick(r, ['r1', '', 'x'.repeat(300), 7, null, ['a'], ...secretAtoms(port)]);
     body = JSON.stringify(o);
   } else {
     body = pick(r, [

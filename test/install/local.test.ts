@@ -80,9 +80,25 @@ describe('local folder installs (behaviour.md §7.2 Folder)', () => {
   it('when the same name is installed again, then it is replaced atomically and says Reinstalled (old files gone)', async () => {
     writeTree(b.home, { 'v/a/string.md': '---\nname: twice\n---\n# A\n', 'v/a/only-a.md': 'a', 'v/b/string.md': '---\nname: twice\n---\n# B\n' });
     expect((await b.run('main', '/install ~/v/a')).body.split('\n')[0]).toBe('Installed app:twice (local, 2 files) from ~/v/a');
-    expect((await b.run('main', '/install ~/v/b')).body.split('\n')[0]).toBe('Reinstalled app:twice (local, 1 file) from ~/v/b');
+    expect((await b.run('main', '/install ~/v/b')).body).toBe([
+      'Reinstalled app:twice (local, 1 file) from ~/v/b',
+      '  was:  ~/v/a  -  local',
+      '  now:  ~/v/b  -  local',
+      'next: /open app:twice',
+    ].join('\n'));
     expect(hashTree(join(b.home, 'packages/twice'))).toBe(hashTree(join(b.home, 'v/b')));
     expect(leftovers(b.home)).toEqual([]);
+  });
+
+  it('when a package of another source and version is replaced, then the answer names source and version before and after', async () => {
+    writeTree(b.home, { 'ver/one/string.md': '---\nname: versioned\nversion: 0.1.0\n---\n# One\n', 'ver/two.md': '---\nname: versioned\nversion: 0.2.0\n---\n# Two\n' });
+    expect((await b.run('main', '/install ~/ver/one --link')).body).toBe('Installed app:versioned in place → ~/ver/one/string.md\nnext: /open app:versioned');
+    expect((await b.run('main', '/install ~/ver/two.md')).body).toBe([
+      'Reinstalled app:versioned (local, 1 file) from ~/ver/two.md',
+      '  was:  ~/ver/one     0.1.0  inplace',
+      '  now:  ~/ver/two.md  0.2.0  local',
+      'next: /open app:versioned',
+    ].join('\n'));
   });
 
   it('when string.md is not UTF-8 text, then INSTALL_FAILED and nothing is written', async () => {

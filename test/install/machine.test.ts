@@ -53,7 +53,12 @@ describe('spec §3 Package install table (through the actor tree)', () => {
   it('row 1: when all files are validated and written, then staging → installed and the staging folder is renamed into place', async () => {
     const before = hashTree(join(b.home, 'src/v2/weather'));
     const r = await watched('/install ~/src/v2/weather');
-    expect(r.body).toBe('Reinstalled app:weather (local, 3 files) from ~/src/v2/weather\nnext: /open app:weather');
+    expect(r.body).toBe([
+      'Reinstalled app:weather (local, 3 files) from ~/src/v2/weather',
+      '  was:  ~/src/v1/weather  1.0.0  local',
+      '  now:  ~/src/v2/weather  2.0.0  local',
+      'next: /open app:weather',
+    ].join('\n'));
     expect(r.states).toEqual(['staging', 'installed']);
     expect(r.ids).toHaveLength(1);
     expect(r.ids[0]).toMatch(/^install:ins_[0-9a-f]{16}$/);

@@ -102,13 +102,17 @@ describe('README quickstart (issue 19: the walkthrough cannot drift)', () => {
       '$NOTE_TOKEN set (global)',
       'Added note 1: Buy milk',
       'Added note 2: Call Ann about the trip',
-      '- @note-1: Call Ann about the trip\n- @note-2: Buy milk',
+      'Notes, newest first:\n(none)',
+      '- @note-2: Call Ann about the trip\n- @note-1: Buy milk',
       'Note 1 (',
       'Usage: /act.add <text>',
+      `Installed app:notes (local, 1 file) from ${process.cwd()}/examples/quickstart/notes.md`,
       '"ok":true',
       'written by curl',
       'loom stopped',
     ]) expect(out).toContain(line);
+    // @note-1 is note 1, wherever the newest-first list put it.
+    expect(out).toMatch(/^Note 1 \(\S+\)\n\nBuy milk$/m);
     // /act.wc counts the words of plan.md: "# Plan - try Loom - read the inbox".
     expect(out).toMatch(/^9$/m);
     // The event posted to the webhook is listed, then acknowledged.

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import { statSync, readFileSync } from 'node:fs';
+import { isFileRefusal, notRegularText } from '../../domain/agentFile.js';
 import { fail, type CommandResult } from '../../domain/result.js';
+import { readAgentFile } from '../../effects/agentFile.js';
 import { fetchDocument } from '../../effects/docFetch.js';
 import { classifyRemote, jsonDocument, type RemoteDoc } from '../../effects/remoteDoc.js';
 import type { CommandContext, DocumentServices } from '../types.js';
@@ -28,14 +29,20 @@ export function looksBinary(buf: Buffer): boolean {
   return buf.subarray(0, TEXT_SNIFF_BYTES).includes(0);
 }
 
-/** A local document as UTF-8 text (behaviour.md §3.2: over 5 MiB or binary is refused). */
+/**
+ * A local document as UTF-8 text (behaviour.md §3.2: over 5 MiB or binary is refused; §16: anything
+ * but a regular file too). `abs` is the resolved path. Throws for a missing file as reading did.
+ */
 export function readLocalText(abs: string, display: string): { text: string; hash: string } | CommandResult {
-  const st = statSync(abs);
-  if (st.isDirectory()) return fail('INVALID_PATH', `Is a directory: ${display}`);
-  if (st.size > DOC_MAX_BYTES) return fail('INVALID_TARGET', `Not a text document: ${display} (over 5 MiB)`);
-  const buf = readFileSync(abs);
-  if (looksBinary(buf)) return fail('INVALID_TARGET', `Not a text document: ${display} (binary)`);
-  return { text: buf.toString('utf8'), hash: sha256(buf) };
+  const r = readAgentFile(abs, DOC_MAX_BYTES);
+  if (isFileRefusal(r)) {
+    if (r.refused === 'directory') return fail('INVALID_PATH', `Is a directory: ${display}`);
+    if (r.refused === 'not_regular') return fail('INVALID_PATH', notRegularText(display));
+    if (r.refused === 'too_large') return fail('INVALID_TARGET', `Not a text document: ${display} (over 5 MiB)`);
+    throw Object.assign(new Error(`ENOENT: no such file or directory, open '${abs}'`), { code: 'ENOENT' });
+  }
+  if (looksBinary(r.data)) return fail('INVALID_TARGET', `Not a text document: ${display} (binary)`);
+  return { text: r.data.toString('utf8'), hash: sha256(r.data) };
 }
 
 /** Hex SHA-256 of file content (read records, behaviour.md §2.5). */

@@ -1,9 +1,11 @@
-import { lstatSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { lstatSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fail, type CommandResult } from '../../domain/result.js';
 import type { SessionState } from '../../domain/session.js';
 import { displayOf, isRefusal, resolveInWorkspace } from '../../effects/workspace.js';
 import { writeFileAtomic } from '../../effects/atomicFile.js';
+import { readAgentFile } from '../../effects/agentFile.js';
+import { FILE_COMMAND_MAX_BYTES, isFileRefusal, notRegularText } from '../../domain/agentFile.js';
 import type { CommandContext } from '../types.js';
 import { DOC_MAX_BYTES, looksBinary, sha256 } from './fetch.js';
 import { topicState } from './state.js';
@@ -24,21 +26,20 @@ export function resolveFile(ctx: CommandContext, input: string): FilePath | Comm
   return isRefusal(ws) ? refusalResult(ws) : ws;
 }
 
-/** An existing file's bytes, or null when it does not exist; failures for folders and binary files. */
+/**
+ * An existing file's bytes, or null when it does not exist; failures for folders, anything but a
+ * regular file (behaviour.md §16), files over 10 MiB and binary files.
+ */
 export function readExisting(p: FilePath): Buffer | null | CommandResult {
-  let st;
-  try {
-    st = statSync(p.abs);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    // A file standing where a parent folder should be also means "no such file".
-    if (code === 'ENOENT' || code === 'ENOTDIR') return null;
-    throw err;
+  const r = readAgentFile(p.abs, FILE_COMMAND_MAX_BYTES);
+  if (isFileRefusal(r)) {
+    if (r.refused === 'missing') return null;
+    if (r.refused === 'directory') return fail('INVALID_PATH', `Is a directory: ${p.display}`);
+    if (r.refused === 'not_regular') return fail('INVALID_PATH', notRegularText(p.display));
+    return fail('INVALID_TARGET', `Not a text file: ${p.display} (over 10 MiB)`);
   }
-  if (st.isDirectory()) return fail('INVALID_PATH', `Is a directory: ${p.display}`);
-  const buf = readFileSync(p.abs);
-  if (looksBinary(buf)) return fail('INVALID_TARGET', `Not a text file: ${p.display}`);
-  return buf;
+  if (looksBinary(r.data)) return fail('INVALID_TARGET', `Not a text file: ${p.display}`);
+  return r.data;
 }
 
 /** A file blocking a parent folder of a file to create: INVALID_PATH `Not a directory: <parent>`. */

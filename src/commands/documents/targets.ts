@@ -43,9 +43,25 @@ export function refusalResult(r: PathRefusal): CommandResult {
   return fail(r.refused === 'outside' ? 'FORBIDDEN' : 'INVALID_PATH', r.message);
 }
 
-/** `ERROR(NOT_FOUND): File not found: <display>` with the `/ls <parent>` recovery (behaviour.md §2.5). */
+/** The nearest folder above `abs` that exists (a missing file's parents may be missing too). */
+export function nearestFolder(abs: string): string {
+  let d = dirname(abs);
+  for (; d !== dirname(d); d = dirname(d)) {
+    try {
+      if (statSync(d).isDirectory()) return d;
+    } catch {
+      // Missing (or unreadable): look one level up.
+    }
+  }
+  return d;
+}
+
+/**
+ * `ERROR(NOT_FOUND): File not found: <display>` with the `/ls <folder>` recovery naming the nearest
+ * existing folder above it, so the recovery itself never fails (behaviour.md §2.5).
+ */
 export function fileNotFound(abs: string, home: string): CommandResult {
-  return fail('NOT_FOUND', `File not found: ${displayOf(abs, home)}`, { recovery: `/ls ${displayOf(dirname(abs), home)}` });
+  return fail('NOT_FOUND', `File not found: ${displayOf(abs, home)}`, { recovery: `/ls ${displayOf(nearestFolder(abs), home)}` });
 }
 
 /** A shortcut value: value shortcuts, page shortcuts, then (beyond spec) a menu entry with that id in exactly one menu. */

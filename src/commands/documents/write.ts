@@ -1,4 +1,6 @@
-import { existsSync, readFileSync, statSync, unlinkSync } from 'node:fs';
+import { existsSync, unlinkSync } from 'node:fs';
+import { FILE_COMMAND_MAX_BYTES, isFileRefusal } from '../../domain/agentFile.js';
+import { readAgentFile } from '../../effects/agentFile.js';
 import { dirname } from 'node:path';
 import { confirm, fail, type CommandResult } from '../../domain/result.js';
 import { writeFileAtomic } from '../../effects/atomicFile.js';
@@ -174,14 +176,9 @@ export const undoCommand: Command = {
     } else abs = st.undoOrder[st.undoOrder.length - 1];
     const rec = abs !== undefined ? st.undo.get(abs) : undefined;
     if (abs === undefined || !rec) return fail('NOT_FOUND', 'Nothing to undo.');
-    let current: Buffer | null = null;
-    try {
-      current = readFileSync(abs);
-    } catch (err) {
-      // A file removed since the edit is a change after the edit (checked below).
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-    }
-    if (current === null || sha256(current) !== rec.afterHash) return fail('CONFLICT', `${rec.display} changed after the edit; not undone`);
+    // Removed, replaced by a FIFO or grown past the limit since the edit: a change after the edit (checked below).
+    const read = readAgentFile(abs, FILE_COMMAND_MAX_BYTES);
+    if (isFileRefusal(read) || sha256(read.data) !== rec.afterHash) return fail('CONFLICT', `${rec.display} changed after the edit; not undone`);
     st.undo.delete(abs);
     st.undoOrder = st.undoOrder.filter((x) => x !== abs);
     if (rec.before === null || rec.before === undefined) {
@@ -189,7 +186,7 @@ export const undoCommand: Command = {
       st.reads.delete(abs);
       return confirm(`Undid ${rec.command} on ${rec.display} (file removed)`);
     }
-    writeFileAtomic(abs, rec.before, statSync(abs).mode & 0o7777);
+    writeFileAtomic(abs, rec.before, read.mode);
     st.reads.set(abs, sha256(rec.before));
     return confirm(`Undid ${rec.command} on ${rec.display}`);
   },

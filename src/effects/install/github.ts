@@ -1,6 +1,6 @@
 import { githubDisplay, installError, type GithubSource } from '../../domain/install.js';
-import { GITHUB_MAX_DEPTH, INSTALL_FILE_BYTES, INSTALL_MAX_FILES, INSTALL_TOTAL_BYTES } from '../../domain/limits.js';
-import { badPathReason } from '../../sfmd/manifest.js';
+import { GITHUB_MAX_API_REQUESTS, GITHUB_MAX_DEPTH, INSTALL_FILE_BYTES, INSTALL_MAX_FILES, INSTALL_TOTAL_BYTES } from '../../domain/limits.js';
+import { badPathReason, pathCollision } from '../../sfmd/manifest.js';
 import { getBuffered, tooLargePackage, type FetchContext } from './fetch.js';
 
 /**
@@ -36,8 +36,17 @@ const HEADERS = { Accept: 'application/vnd.github+json', 'X-GitHub-Api-Version':
 
 const enc = (p: string) => p.split('/').filter(Boolean).map(encodeURIComponent).join('/');
 
-/** GET `{api}<path>` as JSON, with the status messages of §7.3. */
-async function apiGet(api: string, path: string, notFound: string, ctx: FetchContext): Promise<unknown> {
+/** The API requests one install may still make (GITHUB_MAX_API_REQUESTS). */
+interface ApiBudget {
+  left: number;
+  /** The source as the refusal names it (`o/r[/path]`). */
+  what: string;
+}
+
+/** GET `{api}<path>` as JSON, with the status messages of §7.3; one request of the install's budget. */
+async function apiGet(api: string, path: string, notFound: string, ctx: FetchContext, budget: ApiBudget): Promise<unknown> {
+  if (budget.left <= 0) throw installError(`GitHub: ${budget.what} needs more than ${GITHUB_MAX_API_REQUESTS} API requests (one per folder); install a smaller folder`);
+  budget.left--;
   const url = api.replace(/\/+$/, '') + path;
   const r = await getBuffered(url, HEADERS, ctx);
   if (r.status === 404) throw installError(`GitHub: not found: ${notFound}`);
@@ -56,9 +65,19 @@ async function apiGet(api: string, path: string, notFound: string, ctx: FetchCon
 const where = (s: GithubSource, ref: string | null) => `${s.owner}/${s.repo}${s.path ? `/${s.path}` : ''}${ref ? `@${ref}` : ''}`;
 
 /** The contents listing of one folder (or the entry of one file). */
-function contents(api: string, s: GithubSource, path: string, ref: string, ctx: FetchContext): Promise<unknown> {
+function contents(api: string, s: GithubSource, path: string, ref: string, ctx: FetchContext, budget: ApiBudget): Promise<unknown> {
   const p = `/repos/${enc(s.owner)}/${enc(s.repo)}/contents${path ? `/${enc(path)}` : ''}?ref=${encodeURIComponent(ref)}`;
-  return apiGet(api, p, where({ ...s, path }, ref), ctx);
+  return apiGet(api, p, where({ ...s, path }, ref), ctx, budget);
+}
+
+/**
+ * Why a listed name cannot be a file or folder name of the package, or null: the path rules of
+ * manifests (no `..`, no empty or `.` segment …) for the path it makes, and no `/` inside the name.
+ */
+function nameProblem(name: unknown, rel: string): string | null {
+  if (typeof name !== 'string' || name === '') return `GitHub: an entry in ${rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : 'the package root'} has no name`;
+  const bad = badPathReason(rel) ?? (name.includes('/') ? 'has a "/" inside a name' : null);
+  return bad ? `GitHub: path "${rel}" ${bad}` : null;
 }
 
 const downloadOf = (e: ContentEntry, shown: string): string => {
@@ -67,7 +86,7 @@ const downloadOf = (e: ContentEntry, shown: string): string => {
 };
 
 /** Walk a folder listing into entries (string.md first), under the limits of §1.8. */
-async function walk(api: string, s: GithubSource, ref: string, top: ContentEntry[], ctx: FetchContext): Promise<RemoteEntry[]> {
+async function walk(api: string, s: GithubSource, ref: string, top: ContentEntry[], ctx: FetchContext, budget: ApiBudget): Promise<RemoteEntry[]> {
   const shown = githubDisplay(s, ref);
   const names = top.map((e) => String(e.name));
   if (!top.some((e) => e.type === 'file' && e.name === 'string.md')) {
@@ -80,16 +99,17 @@ async function walk(api: string, s: GithubSource, ref: string, top: ContentEntry
     const { list, prefix, depth } = queue.shift() as { list: ContentEntry[]; prefix: string; depth: number };
     for (const e of list) {
       const rel = prefix ? `${prefix}/${String(e.name)}` : String(e.name);
+      if (e.type !== 'dir' && e.type !== 'file') continue; // symlink and submodule entries are skipped (§7.3)
+      // Folder names make the next request's URL: checked like file names before it is made.
+      const problem = nameProblem(e.name, rel);
+      if (problem) throw installError(problem);
       if (e.type === 'dir') {
         if (depth >= GITHUB_MAX_DEPTH) throw installError(`${shown} is nested deeper than ${GITHUB_MAX_DEPTH} folders (${rel})`);
-        const sub = await contents(api, s, s.path ? `${s.path}/${rel}` : rel, ref, ctx);
+        const sub = await contents(api, s, s.path ? `${s.path}/${rel}` : rel, ref, ctx, budget);
         if (!Array.isArray(sub)) throw installError(`GitHub: ${rel} is not a folder listing`);
         queue.push({ list: sub as ContentEntry[], prefix: rel, depth: depth + 1 });
         continue;
       }
-      if (e.type !== 'file') continue; // symlink and submodule entries are skipped (§7.3)
-      const bad = badPathReason(rel);
-      if (bad) throw installError(`GitHub: path "${rel}" ${bad}`);
       const size = typeof e.size === 'number' ? e.size : 0;
       if (size > INSTALL_FILE_BYTES) throw installError(`${shown}: ${rel} is larger than ${INSTALL_FILE_BYTES / 1048576} MiB`);
       total += size;
@@ -98,23 +118,27 @@ async function walk(api: string, s: GithubSource, ref: string, top: ContentEntry
       if (out.length > INSTALL_MAX_FILES) throw installError(`${shown} has more than ${INSTALL_MAX_FILES} files`);
     }
   }
+  // Duplicate names, or a file and a folder of one name: refused before any file is fetched.
+  const collision = pathCollision(out.map((e) => e.path));
+  if (collision) throw installError(collision);
   return out.sort((a, b) => (a.path === 'string.md' ? -1 : b.path === 'string.md' ? 1 : a.path < b.path ? -1 : 1));
 }
 
 /** Resolve a GitHub source to its files (behaviour.md §7.3). */
 export async function resolveGithub(s: GithubSource, api: string, ctx: FetchContext): Promise<GithubListing> {
+  const budget: ApiBudget = { left: GITHUB_MAX_API_REQUESTS, what: where(s, null) };
   let ref = s.ref;
   if (ref === null) {
-    const repo = await apiGet(api, `/repos/${enc(s.owner)}/${enc(s.repo)}`, `${s.owner}/${s.repo}`, ctx);
+    const repo = await apiGet(api, `/repos/${enc(s.owner)}/${enc(s.repo)}`, `${s.owner}/${s.repo}`, ctx, budget);
     const branch = (repo as { default_branch?: unknown } | null)?.default_branch;
     if (typeof branch !== 'string' || branch === '') throw installError(`GitHub: ${s.owner}/${s.repo} names no default branch`);
     ref = branch;
   }
   const source = githubDisplay(s, ref);
-  const listing = await contents(api, s, s.path, ref, ctx);
+  const listing = await contents(api, s, s.path, ref, ctx, budget);
   if (Array.isArray(listing)) {
     if (s.blob) throw installError(`GitHub: ${where(s, ref)} is a folder, not a file`);
-    return { source, entries: await walk(api, s, ref, listing as ContentEntry[], ctx), single: false };
+    return { source, entries: await walk(api, s, ref, listing as ContentEntry[], ctx, budget), single: false };
   }
   const e = listing as ContentEntry;
   if (e?.type !== 'file') throw installError(`GitHub: ${where(s, ref)} is not a file or folder`);

@@ -1,9 +1,11 @@
-import { chmod, copyFile } from 'node:fs/promises';
+import { chmod, writeFile } from 'node:fs/promises';
 import { isUtf8 } from 'node:buffer';
-import { lstatSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { lstatSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { isFileRefusal, notRegularText, type AgentFileRead } from '../../domain/agentFile.js';
 import { installError } from '../../domain/install.js';
 import { INSTALL_FILE_BYTES, INSTALL_MAX_FILES, INSTALL_TOTAL_BYTES } from '../../domain/limits.js';
+import { readAgentFile, readAgentFileAsync } from '../agentFile.js';
 
 /**
  * Local sources (behaviour.md §7.2): a folder's whole tree (entries whose name starts with `.`
@@ -16,6 +18,8 @@ export interface LocalFile {
   /** Path inside the package, `/`-separated. */
   rel: string;
   abs: string;
+  /** How errors name it (`~/src/a.md`). */
+  display: string;
   size: number;
   /** Permission bits (the executable bit is kept). */
   mode: number;
@@ -35,11 +39,21 @@ export function rootText(buf: Buffer): string {
   return buf.toString('utf8');
 }
 
+/**
+ * The bytes of a bounded read, or the install error of its refusal (behaviour.md §16: anything but a
+ * regular file is `INVALID_PATH not a regular file`, as for every command).
+ */
+function bytesOf(r: AgentFileRead, display: string): Buffer {
+  if (!isFileRefusal(r)) return r.data;
+  if (r.refused === 'too_large') throw installError(`${display} is larger than ${INSTALL_FILE_BYTES / MIB} MiB`);
+  if (r.refused === 'not_regular') throw installError(notRegularText(display), 'INVALID_PATH');
+  if (r.refused === 'directory') throw installError(`Is a directory: ${display}`, 'INVALID_PATH');
+  throw installError(`Cannot read ${display}: no such file`);
+}
+
 /** Read a local file that becomes a package root (≤ 5 MiB, UTF-8). */
 export function readRootFile(abs: string, display: string): Buffer {
-  const st = statSync(abs);
-  if (st.size > INSTALL_FILE_BYTES) throw installError(`${display} is larger than ${INSTALL_FILE_BYTES / MIB} MiB`);
-  const buf = readFileSync(abs);
+  const buf = bytesOf(readAgentFile(abs, INSTALL_FILE_BYTES), display);
   rootText(buf);
   return buf;
 }
@@ -75,7 +89,7 @@ export function walkFolder(root: string, display: string): LocalTree {
         if (st.size > INSTALL_FILE_BYTES) throw installError(`${display}/${rel} is larger than ${INSTALL_FILE_BYTES / MIB} MiB`);
         total += st.size;
         if (total > INSTALL_TOTAL_BYTES) throw installError(`Package is larger than ${INSTALL_TOTAL_BYTES / MIB} MiB`);
-        tree.files.push({ rel, abs, size: st.size, mode: st.mode & 0o777 });
+        tree.files.push({ rel, abs, display: `${display}/${rel}`, size: st.size, mode: st.mode & 0o777 });
         if (tree.files.length > INSTALL_MAX_FILES) throw installError(`${display} has more than ${INSTALL_MAX_FILES} files`);
       }
     }
@@ -85,8 +99,12 @@ export function walkFolder(root: string, display: string): LocalTree {
   return tree;
 }
 
-/** Copy one file into the staging folder, keeping its permission bits. */
+/**
+ * Copy one file into the staging folder, keeping its permission bits. Read through the bounded
+ * reader, not copyFile: a file swapped for a FIFO since the walk would hold a pool thread forever.
+ */
 export async function copyLocalFile(f: LocalFile, dest: string): Promise<void> {
-  await copyFile(f.abs, dest);
+  const data = bytesOf(await readAgentFileAsync(f.abs, INSTALL_FILE_BYTES), f.display);
+  await writeFile(dest, data, { flag: 'wx', mode: 0o600 });
   await chmod(dest, f.mode);
 }

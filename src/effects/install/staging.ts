@@ -1,6 +1,8 @@
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { isInsideReal } from '../workspace.js';
 
 /**
  * The package folders of behaviour.md §7.6: `~/packages/<name>/`, staging in
@@ -92,6 +94,21 @@ export async function commitPackage(p: CommitPlan): Promise<void> {
   await between();
   if (hadFolder) await removeTree(old);
   else rmSync(marker, { recursive: true, force: true });
+}
+
+/**
+ * Why `/uninstall` must not remove `~/packages/<name>`, or null (behaviour.md §7.7): a `~/packages`
+ * that resolves outside the home (a link), or a folder that holds the source of another package
+ * registered in place. Real paths on both sides (isInsideReal), whatever symlink the home is reached by.
+ */
+export function removalRefusal(home: string, name: string, others: ReadonlyArray<{ name: string; mode: string; uri: string }>): string | null {
+  if (!isInsideReal(packagesDir(home), home)) return '~/packages resolves outside the home; nothing was removed';
+  const dir = packageDir(home, name);
+  for (const o of others) {
+    if (o.name === name || o.mode !== 'inplace' || !o.uri.startsWith('file:')) continue;
+    if (isInsideReal(fileURLToPath(o.uri), dir)) return `~/packages/${name} holds the source of ${o.name}, installed in place; uninstall ${o.name} first`;
+  }
+  return null;
 }
 
 /**

@@ -21,7 +21,7 @@ const REFUSALS: Record<FsRefusalKind, [number, string, string]> = {
   not_a_directory: [409, 'Not a directory', 'not_a_directory'],
   is_a_directory: [409, 'Is a directory', 'is_a_directory'],
   not_found: [404, 'Not found', 'not_found'],
-  not_regular: [403, 'Not a regular file', 'not_a_regular_file'],
+  not_regular: [400, 'Not a regular file', 'not_a_regular_file'],
 };
 
 const tooLarge = () => fsError(413, `Body exceeds fs.max_bytes (${FS_MAX_BYTES})`, 'too_large', { Connection: 'close' });

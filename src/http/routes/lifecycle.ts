@@ -2,7 +2,7 @@ import type { Express } from 'express';
 import { FIELD_FILE_BYTES, FS_MAX_BYTES, REQUEST_BODY_BYTES, WEBHOOK_BODY_BYTES } from '../../domain/limits.js';
 import type { LimitName } from '../../domain/wire.js';
 import type { AppContext } from '../context.js';
-import { route } from '../route.js';
+import { route, type Handler } from '../route.js';
 
 /** GET /health, GET /describe, POST /shutdown (spec §4.6a, §4.9; behaviour.md §9.3). */
 export function mountLifecycle(app: Express, ctx: AppContext): void {
@@ -31,6 +31,16 @@ export function mountLifecycle(app: Express, ctx: AppContext): void {
       });
     },
   });
+  // The URL every command prints: a browser goes on to the inspector page, anything else gets a
+  // small index of where to go (behaviour.md §13.7).
+  const root: Handler = (req, res) => {
+    if (/\btext\/html\b/i.test(req.get('accept') ?? '')) {
+      res.redirect(302, '/inspect');
+      return;
+    }
+    res.json({ name: 'loom', inspect: '/inspect', describe: '/describe', health: '/health' });
+  };
+  route(app, '/', { GET: root, HEAD: root });
   route(app, '/shutdown', {
     POST: (_req, res) => {
       res.on('finish', () => ctx.onShutdown());

@@ -3,6 +3,7 @@ import { LoomError } from '../../domain/errors.js';
 import { isAgentId } from '../../domain/ids.js';
 import { parseTopic } from '../../domain/topic.js';
 import { commandWord } from '../../domain/requestLog.js';
+import type { ToolRunner } from '../../domain/mcpTool.js';
 import { systemRunner } from '../../mcp/runner.js';
 import { noteRequest } from '../requestLog.js';
 import type { AppContext } from '../context.js';
@@ -44,12 +45,19 @@ async function handlePost(ctx: AppContext, req: Request, res: Response): Promise
   if (!isAgentId(agentId)) throw new LoomError(400, `Invalid agent_id: ${agentId}`);
   const parsed = parseJson(await readBody(req));
   if (parsed === undefined) throw new LoomError(400, 'Parse error', { protocolBody: PARSE_ERROR });
-  // Unknown agents are auto-registered on first touch with a derived home (spec §4.8) — by a
-  // request that was read and parsed: a refused one (413, not JSON) leaves nothing behind.
-  await ctx.system.ensureAgent(agentId);
   noteRequest(res, { agent: agentId, ...toolCallNote(parsed) });
+  // Unknown agents are auto-registered on first touch with a derived home (spec §4.8), by a request
+  // that is served: before a tool call runs, or once the transport answered below 400. One the
+  // transport refuses (406 without Accept, 415, a bad protocol version) leaves nothing behind.
+  const register = () => ctx.system.ensureAgent(agentId);
+  const run = systemRunner(ctx.system, agentId);
+  const runner: ToolRunner = async (ref, cmd) => {
+    await register();
+    return run(ref, cmd);
+  };
   const { serveStateless } = await loadServer();
-  await serveStateless(req, res, parsed, systemRunner(ctx.system, agentId), ctx.system.services.info.version);
+  await serveStateless(req, res, parsed, runner, ctx.system.services.info.version);
+  if (res.statusCode < 400) await register();
 }
 
 let server: Promise<typeof import('../../mcp/server.js')> | undefined;
