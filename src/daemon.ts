@@ -25,6 +25,9 @@ import type { RequestLogEntry, RequestLogSink } from './domain/requestLog.js';
 import { RequestLogFile } from './effects/requestLogFile.js';
 import { requestLogger } from './http/requestLog.js';
 
+/** What a crashed daemon left is ended at start-up, and this daemon's children are marked (behaviour.md §1.1). */
+export { adoptDataDir, type ProcessWatch } from './effects/leftoverProcesses.js';
+
 /** A composed daemon: system and app, not yet listening. */
 export interface Composition {
   system: LoomSystem;

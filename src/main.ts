@@ -1,9 +1,9 @@
-import { rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, loadConfig } from './config.js';
 import { WIRES } from './domain/wire.js';
 import { writePidFile } from './stores/pidFile.js';
-import { closeServer, compose, listen } from './daemon.js';
+import { adoptDataDir, closeServer, compose, listen } from './daemon.js';
 import { RegistryReadError } from './stores/jsonAdapter.js';
 import { SHUTDOWN_GRACE_MS } from './domain/limits.js';
 import { shortLine, type RequestLogEntry } from './domain/requestLog.js';
@@ -37,6 +37,10 @@ export async function runDaemon(opts: DaemonRunOptions = {}): Promise<void> {
     }
     throw err;
   }
+  // Before anything starts: what a crashed daemon on this data directory left is ended (behaviour.md §1.1).
+  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  const processes = adoptDataDir(config.dataDir);
+  if (processes.ended !== null) process.stderr.write(`loom: ended ${processes.ended} ${processes.ended === 1 ? 'process' : 'processes'} left by an earlier daemon\n`);
   let stopping = false;
   // eslint-disable-next-line prefer-const
   let stop: (delayMs: number) => void;
@@ -72,6 +76,8 @@ export async function runDaemon(opts: DaemonRunOptions = {}): Promise<void> {
     setTimeout(() => {
       void (async () => {
         await c.system.shutdown();
+        // Jobs that left their shell's process group (setsid) still carry this daemon's marker.
+        processes.stop();
         await closeServer(s);
         if (opts.removeDataDir) rmSync(config.dataDir, { recursive: true, force: true });
         process.exit(0);

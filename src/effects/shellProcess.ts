@@ -5,8 +5,10 @@ import { join } from 'node:path';
 import { EXEC_OUTPUT_BYTES } from '../domain/limits.js';
 import { errorMessage } from '../domain/errors.js';
 import { HeadTailCapture } from './captures.js';
+import { shellFolderPrefix } from './daemonMarker.js';
 import { track } from './processes.js';
 import { failLine, freshHex, initLine, recoveryLine, runLine, SentinelScanner, sentinelTag, type SentinelReport } from './shellProtocol.js';
+import { openCommandChannel, type CommandChannel } from './shellInput.js';
 import { startTransport, type ShellTransport, type TransportKind } from './shellTransport.js';
 
 /**
@@ -106,6 +108,8 @@ export class ShellProcess {
   /** The script file's length since the last writeScript (what a shorter script must cut off). */
   private scriptBytes = 0;
   private readonly io: ShellTransport;
+  /** The command pipe (effects/shellInput.ts); null: commands are typed on the terminal (no FIFO could be made). */
+  private readonly input: CommandChannel | null;
   private startup = '';
   private exitedFlag = false;
   private ending = false;
@@ -115,7 +119,7 @@ export class ShellProcess {
   /** Start `/bin/bash` in `cwd` (behaviour.md §8.3); throws when no shell can be started. */
   constructor(opts: { cwd: string; env: NodeJS.ProcessEnv; hooks: ShellHooks; pipes?: boolean; confine?: ConfinePlan }) {
     if (!statSync(opts.cwd).isDirectory()) throw new Error(`${opts.cwd} is not a folder`);
-    this.dir = mkdtempSync(join(scriptFolderBase(), 'loom-shell-'));
+    this.dir = mkdtempSync(join(scriptFolderBase(), shellFolderPrefix()));
     this.script = join(this.dir, 'command.sh');
     try {
       this.scriptFd = openSync(this.script, 'w', 0o600);
@@ -123,11 +127,13 @@ export class ShellProcess {
       rmSync(this.dir, { recursive: true, force: true });
       throw err;
     }
+    this.input = openCommandChannel(this.dir);
     try {
       // A confined shell reads its script folder and nothing else of the daemon's.
       const confine = opts.confine ? { ...opts.confine, ro: [...opts.confine.ro, this.dir] } : undefined;
       this.io = startTransport(opts.cwd, opts.env, { pipes: opts.pipes, confine });
     } catch (err) {
+      this.input?.close();
       closeSync(this.scriptFd);
       rmSync(this.dir, { recursive: true, force: true });
       throw err;
@@ -147,7 +153,17 @@ export class ShellProcess {
     };
     this.io.onData((chunk) => this.onData(chunk, opts.hooks));
     this.io.onExit((code) => this.onExit(code, opts.hooks));
-    this.io.write(initLine(hex, this.io.kind === 'pty'));
+    this.io.write(initLine(hex, this.io.kind === 'pty', this.input?.path));
+  }
+
+  /**
+   * Hand the shell one line. Through the command pipe, a line the pipe cannot take whole means
+   * something else writes into it: the shell's input is no longer Loom's, so the shell is killed
+   * (the running command answers that the shell ended, and the next /exec gets a fresh shell).
+   */
+  private send(line: string): void {
+    if (!this.input) return this.io.write(line);
+    if (!this.input.write(line)) this.kill();
   }
 
   /** Run a script (the shell must be idle): written to the private temp file, then sourced. */
@@ -165,7 +181,7 @@ export class ShellProcess {
       // A script that cannot be written still ends with its sentinel (status 1, the reason as output).
       line = failLine(`loom: cannot write the script: ${errorMessage(err)}`, hex);
     }
-    this.io.write(line);
+    this.send(line);
   }
 
   /**
@@ -186,7 +202,7 @@ export class ShellProcess {
   }
 
   /**
-   * Timeout (behaviour.md §8.3): keep the output so far, ^C, then a sentinel that says the shell
+   * Timeout (behaviour.md §8.3): keep the output so far, SIGINT (^C), then a sentinel that says the shell
    * listens again; everything up to that sentinel is dropped. Returns the kept output.
    */
   interrupt(): CapturedOutput {
@@ -196,8 +212,11 @@ export class ShellProcess {
     this.mode.scanner.flush();
     const kept = this.mode.capture.result();
     this.mode = { name: 'interrupting', kept, scanner: new SentinelScanner(sentinelTag(hex), () => undefined) };
-    this.io.interrupt();
-    this.io.write(recoveryLine(hex));
+    // With the command pipe, SIGINT goes to the group at once: it is pending before the recovery line
+    // can be read, so it cannot cut that line short (^C on the terminal is delivered later).
+    if (this.input) signalGroup(this.pid, 'SIGINT');
+    else this.io.interrupt();
+    this.send(recoveryLine(hex));
     return kept;
   }
 
@@ -248,6 +267,7 @@ export class ShellProcess {
     clearTimeout(this.killTimer);
     if (!live.delete(this)) return;
     closeSync(this.scriptFd);
+    this.input?.close();
     rmSync(this.dir, { recursive: true, force: true });
     this.markGone();
   }

@@ -42,11 +42,14 @@ export function shellQuote(s: string): string {
  * The first input of a shell: no echo and no CR added to output lines (byte counts stay the
  * program's own), no history, no line editing (readline would echo and redraw), no job control (every
  * command stays in the shell's process group, so a kill of the group reaches it). On pipes, stderr
- * joins stdout first.
+ * joins stdout first. With `input` (the shell's command pipe, effects/shellInput.ts) the shell reads
+ * every later line from there, not from the terminal; it exits if it cannot open it. (Plain `exec`:
+ * under `builtin` the redirection would be undone when it returns; no alias exists yet.)
  */
-export function initLine(hex: string, onPty: boolean): string {
+export function initLine(hex: string, onPty: boolean, input?: string): string {
   const setup = onPty ? 'stty -echo -onlcr 2>/dev/null' : 'exec 2>&1';
-  return `${setup}; set +o history +o emacs +o vi +m; ${sentinelCommand(hex)}\n`;
+  const channel = input === undefined ? '' : ` exec <${shellQuote(input)} || exit 1;`;
+  return `${setup}; set +o history +o emacs +o vi +m;${channel} ${sentinelCommand(hex)}\n`;
 }
 
 /** The line that runs the script in `file`: sourced (cd, export, functions and aliases stay), stdin /dev/null. */

@@ -5,6 +5,7 @@ import { createRequire } from 'node:module';
 import { Socket } from 'node:net';
 import { constants, release } from 'node:os';
 import type { Readable } from 'node:stream';
+import { withMarker } from './daemonMarker.js';
 
 /**
  * `/bin/bash -c <command>` for CLI actions (behaviour.md §4.8) and `/exec` (§8.2): its own process
@@ -116,10 +117,12 @@ export interface SpawnOptions {
 export function spawnWith(lib: NativeSpawn | null, command: string, opts: SpawnOptions): ShellChild {
   // Fail closed: a confined command never falls back to an unconfined start.
   if (opts.confine && !lib) return failedStart(Object.assign(new Error('no native helper'), { errno: constants.errno.ENOSYS }));
+  // Every child carries the daemon's marker, whatever its environment layers say (effects/daemonMarker.ts).
+  const env = withMarker(opts.env);
   if (lib) {
     const envp: string[] = [];
     let nul = hasNul(command) || hasNul(opts.cwd);
-    for (const [k, v] of Object.entries(opts.env)) {
+    for (const [k, v] of Object.entries(env)) {
       if (v === undefined) continue;
       const pair = `${k}=${v}`;
       if (hasNul(pair)) nul = true;
@@ -137,7 +140,7 @@ export function spawnWith(lib: NativeSpawn | null, command: string, opts: SpawnO
       return adopt(lib, ...started);
     }
   }
-  return spawn('/bin/bash', ['-c', command], { cwd: opts.cwd, env: opts.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] }) as ShellChild;
+  return spawn('/bin/bash', ['-c', command], { cwd: opts.cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] }) as ShellChild;
 }
 
 /**

@@ -5,6 +5,8 @@ import type { IPty } from 'node-pty';
 import { directWrite, ptyMasterFd } from '../adapters/nodePty.js';
 import { errorMessage } from '../domain/errors.js';
 import type { ConfinePlan } from '../domain/sandbox.js';
+import { withMarker } from './daemonMarker.js';
+import { setCloexec } from './nativeFd.js';
 import { wrapperArgs } from './sandbox.js';
 
 /**
@@ -49,22 +51,6 @@ function loadPty(): PtyModule | null {
     ptyModule = null;
   }
   return ptyModule;
-}
-
-let fdModule: { cloexec(fd: number): void } | null | undefined;
-
-/** Mark a descriptor close-on-exec with the native helper (native/fd.cc); false when it is not built. */
-function setCloexec(fd: number): boolean {
-  if (fdModule === undefined) {
-    try {
-      fdModule = requireHere('../../build/Release/loom_fd.node') as { cloexec(fd: number): void };
-    } catch {
-      fdModule = null;
-    }
-  }
-  if (!fdModule) return false;
-  fdModule.cloexec(fd);
-  return true;
 }
 
 /** True when a PTY library is loaded or loadable (for /describe; loads it). */
@@ -126,7 +112,9 @@ function pipeTransport(cwd: string, env: NodeJS.ProcessEnv, confine?: ConfinePla
  * Start `/bin/bash --noprofile --norc` in `cwd` with `env`: on a PTY when one can be opened, else on
  * pipes (behaviour.md §8.3, beyond spec; `pipes` forces them). Throws when neither starts.
  */
-export function startTransport(cwd: string, env: NodeJS.ProcessEnv, opts: { pipes?: boolean; confine?: ConfinePlan | undefined } = {}): ShellTransport {
+export function startTransport(cwd: string, given: NodeJS.ProcessEnv, opts: { pipes?: boolean; confine?: ConfinePlan | undefined } = {}): ShellTransport {
+  // The shell and its jobs carry the daemon's marker, whatever its environment layers say.
+  const env = withMarker(given);
   const pty = opts.pipes ? null : loadPty();
   if (pty) {
     try {

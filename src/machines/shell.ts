@@ -11,7 +11,7 @@ import type { ShellOutput, ShellRunOutcome, ShellTransportKind } from '../domain
  * | starting     | shell exits, cannot start, 10 s pass  | ended        | the waiting command: INTERNAL_ERROR               |
  * | ready        | /exec                                 | running      | script sourced from a temp file, fresh sentinel   |
  * | running      | sentinel                              | ready        | result: status, cwd, output                       |
- * | running      | timeout (120 s or --timeout)          | interrupting | ^C, then a fresh sentinel                         |
+ * | running      | timeout (120 s or --timeout)          | interrupting | SIGINT to the group, then a fresh sentinel        |
  * | running      | shell exits (`exit`, a signal)        | ended        | result + `(shell ended; …)`                       |
  * | interrupting | sentinel                              | ready        | TIMEOUT with the output before the timeout        |
  * | interrupting | 5 s pass, or the shell exits          | ended        | process group killed; TIMEOUT                     |
