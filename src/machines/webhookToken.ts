@@ -104,6 +104,23 @@ const next = base.enqueueActions(({ enqueue, context }: { enqueue: Enqueue; cont
   enqueue.raise(first);
 });
 
+/**
+ * The `saving` substate of `none` and `exists`: the mailbox keeps later requests waiting while the
+ * `save` actor stores the token; done, it goes to `target` with `done`; failed, back to idle.
+ */
+function savingState(target: string, done: Array<typeof take | typeof next | ReturnType<typeof base.assign>>) {
+  return {
+    on: { 'webhook.get': { actions: wait }, 'webhook.post': { actions: wait } },
+    invoke: {
+      id: 'save',
+      src: 'save' as const,
+      input: ({ context }: { context: WebhookTokenContext }) => ({ agentId: context.agentId, requestId: (context.saving as WebhookRequest).requestId }),
+      onDone: { target, actions: done },
+      onError: { target: 'idle', actions: [refuse, next] },
+    },
+  };
+}
+
 export const webhookTokenMachine = base.createMachine({
   id: 'webhookToken',
   context: ({ input }) => ({ agentId: input.agentId, fingerprint: input.fingerprint, rotations: 0, saving: null, queue: [] }),
@@ -120,16 +137,7 @@ export const webhookTokenMachine = base.createMachine({
             'webhook.post': { target: 'saving', actions: assign({ saving: ({ event }) => event }) },
           },
         },
-        saving: {
-          on: { 'webhook.get': { actions: wait }, 'webhook.post': { actions: wait } },
-          invoke: {
-            id: 'save',
-            src: 'save',
-            input: ({ context }) => ({ agentId: context.agentId, requestId: (context.saving as WebhookRequest).requestId }),
-            onDone: { target: '#webhookToken.exists', actions: [take, next] },
-            onError: { target: 'idle', actions: [refuse, next] },
-          },
-        },
+        saving: savingState('#webhookToken.exists', [take, next]),
       },
     },
     exists: {
@@ -142,16 +150,7 @@ export const webhookTokenMachine = base.createMachine({
             'webhook.post': { target: 'saving', actions: assign({ saving: ({ event }) => event }) },
           },
         },
-        saving: {
-          on: { 'webhook.get': { actions: wait }, 'webhook.post': { actions: wait } },
-          invoke: {
-            id: 'save',
-            src: 'save',
-            input: ({ context }) => ({ agentId: context.agentId, requestId: (context.saving as WebhookRequest).requestId }),
-            onDone: { target: 'idle', actions: [take, assign({ rotations: ({ context }) => context.rotations + 1 }), next] },
-            onError: { target: 'idle', actions: [refuse, next] },
-          },
-        },
+        saving: savingState('idle', [take, base.assign({ rotations: ({ context }) => context.rotations + 1 }), next]),
       },
     },
   },

@@ -125,13 +125,7 @@ export class Inspection {
    */
   command(topicId: string, ev: CommandEvent): void {
     this.recent.record(topicId, ev, this.masksFor);
-    for (const l of this.commandObservers) {
-      try {
-        l(ev);
-      } catch (err) {
-        process.emitWarning(`command observer failed: ${errorMessage(err)}`);
-      }
-    }
+    notify(this.commandObservers, ev, 'command');
   }
 
   /** Every topic's `session.*` events (behaviour.md §13.7), in the order the topics applied them. */
@@ -142,13 +136,7 @@ export class Inspection {
 
   /** Called by the topics with each `session.*` event they emit. */
   session(ev: SessionEvent): void {
-    for (const l of this.sessionObservers) {
-      try {
-        l(ev);
-      } catch (err) {
-        process.emitWarning(`session observer failed: ${errorMessage(err)}`);
-      }
-    }
+    notify(this.sessionObservers, ev, 'session');
   }
 
   /** Every webhook post the inbox takes (the trace recorder); returns the unsubscribe function. */
@@ -159,13 +147,7 @@ export class Inspection {
 
   /** Called by the events service once a webhook post is stored. */
   intake(ev: IntakeEvent): void {
-    for (const l of this.intakeObservers) {
-      try {
-        l(ev);
-      } catch (err) {
-        process.emitWarning(`intake observer failed: ${errorMessage(err)}`);
-      }
-    }
+    notify(this.intakeObservers, ev, 'intake');
   }
 
   /** The registry of live actors: every actor with a system id, as a redacted plain record. */
@@ -206,5 +188,16 @@ export class Inspection {
       },
       json: (m) => (m.kind === 'command' ? serialiser.commandJson(m) : m.json),
     };
+  }
+}
+
+/** Hand an event to each observer; a broken observer is reported and never breaks the topic that emitted it. */
+function notify<E>(observers: ReadonlySet<(ev: E) => void>, ev: E, what: string): void {
+  for (const l of observers) {
+    try {
+      l(ev);
+    } catch (err) {
+      process.emitWarning(`${what} observer failed: ${errorMessage(err)}`);
+    }
   }
 }
