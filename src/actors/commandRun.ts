@@ -1,9 +1,10 @@
-import { parseCommand, type CommandRegistry } from '../commands/registry.js';
-import type { Services } from '../commands/types.js';
+import { parseCommand, type CommandRegistry, type ParsedCommand } from '../commands/registry.js';
+import type { CommandContext, Services } from '../commands/types.js';
+import type { AgentProfile } from '../domain/ports.js';
 import { errorMessage } from '../domain/errors.js';
 import type { AgentDirectory } from './directory.js';
 import { fail, type CommandResult } from '../domain/result.js';
-import { SessionDraft, sessionMeta, type SessionEvent, type SessionState } from '../domain/session.js';
+import { SessionDraft, sessionMeta, type SessionChange, type SessionEvent, type SessionState } from '../domain/session.js';
 import type { SessionSignals } from './sessionSignals.js';
 import type { CommandEvent, Ticket, TicketOutcome } from '../domain/ticket.js';
 import type { TopicActor } from './tree.js';
@@ -16,20 +17,44 @@ import type { TopicActor } from './tree.js';
  */
 export async function runTicket(deps: { directory: AgentDirectory; registry: CommandRegistry; services: Services; signals: SessionSignals }, session: SessionState, ticket: Ticket): Promise<TicketOutcome> {
   const draft = new SessionDraft(session);
-  const done = (r: CommandResult): TicketOutcome => ({
+  const agent = deps.directory.profile(session.agentId);
+  let r: CommandResult;
+  if (!agent) r = fail('CONFLICT', `Agent ${session.agentId} was deleted while this command waited`);
+  else {
+    try {
+      r = await deps.registry.run(new TicketContext(agent, draft, deps.services, deps.signals.signal(session.id), ticket.requestId, parseCommand(ticket.cmd)));
+    } catch (err) {
+      r = fail('INTERNAL_ERROR', `Internal error: ${errorMessage(err)}`);
+    }
+  }
+  return {
     result: { ...r, meta: sessionMeta(draft.current), topic: session.ref.topic, topicType: session.ref.type },
     sessionId: session.id, changes: draft.changes,
-  });
-  const agent = deps.directory.profile(session.agentId);
-  if (!agent) return done(fail('CONFLICT', `Agent ${session.agentId} was deleted while this command waited`));
-  try {
-    const p = parseCommand(ticket.cmd);
-    return done(await deps.registry.run({
-      agent, get session() { return draft.current; }, change: (c) => draft.change(c),
-      services: deps.services, signal: deps.signals.signal(session.id), requestId: ticket.requestId, ...p,
-    }));
-  } catch (err) {
-    return done(fail('INTERNAL_ERROR', `Internal error: ${errorMessage(err)}`));
+  };
+}
+
+/** The context of one command: its session read through the draft (a class, so every command's context has one shape). */
+class TicketContext implements CommandContext {
+  readonly header: string;
+  readonly body: string;
+  readonly word: string;
+  readonly sub: string | null;
+  readonly args: string;
+
+  constructor(readonly agent: AgentProfile, private readonly draft: SessionDraft, readonly services: Services, readonly signal: AbortSignal, readonly requestId: string | null, p: ParsedCommand) {
+    this.header = p.header;
+    this.body = p.body;
+    this.word = p.word;
+    this.sub = p.sub;
+    this.args = p.args;
+  }
+
+  get session(): SessionState {
+    return this.draft.current;
+  }
+
+  change(c: SessionChange): void {
+    this.draft.change(c);
   }
 }
 

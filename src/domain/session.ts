@@ -109,7 +109,7 @@ export function applySessionChange(s: SessionState, c: SessionChange): SessionSt
  */
 export class SessionDraft {
   private state: SessionState;
-  readonly changes: SessionChange[] = [];
+  private recorded: SessionChange[] | null = null;
 
   constructor(session: SessionState) {
     this.state = session;
@@ -119,11 +119,18 @@ export class SessionDraft {
     return this.state;
   }
 
+  /** What was changed, in order (most commands change nothing: no list is made for them). */
+  get changes(): readonly SessionChange[] {
+    return this.recorded ?? NO_CHANGES;
+  }
+
   change(c: SessionChange): void {
     this.state = applySessionChange(this.state, c);
-    this.changes.push(c);
+    (this.recorded ??= []).push(c);
   }
 }
+
+const NO_CHANGES: readonly SessionChange[] = Object.freeze([]);
 
 /** head.meta of spec §2 for a session (hubs always null: behaviour.md §1.5). */
 export function sessionMeta(s: SessionState): DocMeta | null {
