@@ -26,6 +26,18 @@ export interface OpenAgentFile {
 }
 
 /**
+ * The refusal an open failure means, or the error itself when it is not one: a missing file or
+ * parent; ELOOP, a symlink swapped in after the caller resolved the path, not the file it checked;
+ * ENXIO, a socket or a device with nothing behind it.
+ */
+function openRefusal(err: unknown): { refused: 'missing' | 'not_regular' } {
+  const code = codeOf(err);
+  if (code === 'ENOENT' || code === 'ENOTDIR') return { refused: 'missing' };
+  if (code === 'ELOOP' || code === 'ENXIO') return { refused: 'not_regular' };
+  throw err;
+}
+
+/**
  * Open a regular file without blocking and check it through its descriptor. Absent (ENOENT,
  * ENOTDIR), folders and anything but a regular file come back as refusals; other errors (EACCES,
  * EIO) are thrown.
@@ -35,12 +47,7 @@ export function openAgentFile(abs: string): OpenAgentFile | Exclude<AgentFileRef
   try {
     fd = openSync(abs, READ_FLAGS);
   } catch (err) {
-    const code = codeOf(err);
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { refused: 'missing' };
-    // ELOOP: a symlink swapped in after the caller resolved the path, not the file it checked.
-    // ENXIO: a socket, or a device with nothing behind it.
-    if (code === 'ELOOP' || code === 'ENXIO') return { refused: 'not_regular' };
-    throw err;
+    return openRefusal(err);
   }
   try {
     const st = fstatSync(fd);
@@ -119,10 +126,7 @@ export async function readAgentFileAsync(abs: string, limit: number): Promise<Ag
   try {
     fh = await openAsync(abs, READ_FLAGS);
   } catch (err) {
-    const code = codeOf(err);
-    if (code === 'ENOENT' || code === 'ENOTDIR') return { refused: 'missing' };
-    if (code === 'ELOOP' || code === 'ENXIO') return { refused: 'not_regular' };
-    throw err;
+    return openRefusal(err);
   }
   try {
     const st = await fh.stat();
