@@ -124,7 +124,10 @@ suite('behaviour.md §15 workspace sandbox: hostile attempts are denied', () => 
 
 suite('behaviour.md §15 control: a none agent runs as the spec says', () => {
   // Attempts that change state (writes, renames) are left out: the reads show the probes reach their targets.
-  const READS = ATTEMPTS.filter(([what]) => /^read|^list|^\.\.|^\/proc\/self|^\/proc\/<daemon>\/cwd|setuid/.test(what));
+  // `su` gets through for a none agent only when the suite runs as root (su asks anyone else for a
+  // password), so the setuid control is checked only there; the workspace side is checked for everyone.
+  const controls = process.getuid?.() === 0 ? /^read|^list|^\.\.|^\/proc\/self|^\/proc\/<daemon>\/cwd|setuid/ : /^read|^list|^\.\.|^\/proc\/self|^\/proc\/<daemon>\/cwd/;
+  const READS = ATTEMPTS.filter(([what]) => controls.test(what));
   for (const channel of CHANNELS) {
     it.each(READS)(`${channel}: when a none agent tries to %s, then it gets through`, async (_what, body) => {
       expect(await attempt('none', channel, script(body))).toMatch(/LEAK$/);
