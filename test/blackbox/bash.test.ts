@@ -54,7 +54,7 @@ describe('behaviour.md §8.3 persistent shell of a bash:<name> topic', () => {
   });
 
   it('when a program would start a pager (git log on a PTY), then it prints instead of waiting for keys', async () => {
-    await run('bash:env', '/exec cd "$(mktemp -d)" && git init -q && git -c user.email=a@b.c -c user.name=n commit -q --allow-empty -m first-commit');
+    await run('bash:env', '/exec mkdir -p ~/pager && cd ~/pager && git init -q && git -c user.email=a@b.c -c user.name=n commit -q --allow-empty -m first-commit');
     const r = await run('bash:env', '/exec git log --format=%s; echo "$PAGER $GIT_PAGER"');
     expect(r.body.split('\n').slice(-2)).toEqual(['first-commit', 'cat cat']);
   });

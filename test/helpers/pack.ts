@@ -42,7 +42,7 @@ export function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv 
     if (/^npm_/i.test(k) || k === 'NODE_OPTIONS' || k.startsWith('SVC_') || k.startsWith('LOOM_') || k.startsWith('JEST_')) continue;
     env[k] = v;
   }
-  return { ...env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false', ...extra };
+  return { ...env, NODE_DISABLE_COMPILE_CACHE: '1', npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false', ...extra };
 }
 
 /** Run a program to completion; output is kept for the failure message. */

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { EventRecord } from '../../src/domain/events.js';
 import { systemClock } from '../../src/domain/ports.js';
@@ -89,5 +89,6 @@ describe('registry writes (defect 5): write, then apply', () => {
     await expect(store.put(rec('lost'))).rejects.toThrow();
     await expect(store.remove('kept')).rejects.toThrow();
     expect(store.list().map((a) => a.id)).toEqual(['kept']);
+    rmSync(`${dir}.moved`, { recursive: true, force: true });
   });
 });
