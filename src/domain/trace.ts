@@ -1,6 +1,9 @@
 import { isAgentId } from './ids.js';
 import type { DocMeta } from './result.js';
 import { sameJson } from './stepShape.js';
+import { cut, quoted } from './traceQuote.js';
+
+export { QUOTE_MAX_CHARS, TRACE_LINE_MAX_BYTES, quoted } from './traceQuote.js';
 
 /**
  * The trace file format of behaviour.md §14.2: JSONL, a header line then one step per line.
@@ -92,18 +95,6 @@ export class TraceFormatError extends Error {
  */
 export const MAX_SLEEP_MS = 2 ** 31 - 1;
 
-/** behaviour.md §14.2: the longest line a trace may hold (a recorded step is at most a few MiB). */
-export const TRACE_LINE_MAX_BYTES = 16 * 1024 * 1024;
-/** How much of a bad value an error quotes: enough to recognise it, never the whole of a huge one. */
-export const QUOTE_MAX_CHARS = 200;
-
-/** A value as JSON for an error text, cut after QUOTE_MAX_CHARS characters with the full length said. */
-export function quoted(value: unknown): string {
-  // A huge string is cut before it is copied into JSON.
-  if (typeof value === 'string' && value.length > QUOTE_MAX_CHARS) return `${JSON.stringify(value.slice(0, QUOTE_MAX_CHARS))}… (${value.length} characters)`;
-  const json = JSON.stringify(value) ?? String(value);
-  return json.length <= QUOTE_MAX_CHARS ? json : `${json.slice(0, QUOTE_MAX_CHARS)}… (${json.length} characters)`;
-}
 
 /** The agent a script step runs as when it names none (the CLI's and MCP's default agent). */
 export const DEFAULT_TRACE_AGENT = 'default';
@@ -255,10 +246,6 @@ export function parseTraceLines(lines: readonly string[]): Trace {
   return { header, steps };
 }
 
-/** A message cut to QUOTE_MAX_CHARS characters. */
-function cut(text: string): string {
-  return text.length <= QUOTE_MAX_CHARS ? text : `${text.slice(0, QUOTE_MAX_CHARS)}…`;
-}
 
 /** One line of a trace file (no newline): the step as JSON with its fields in the documented order. */
 export function stepLine(step: TraceStep): string {
