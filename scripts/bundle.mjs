@@ -12,7 +12,7 @@
 // What stays outside the bundle, and why:
 //   node-pty, *.node                  native addons (loaded with createRequire at first use)
 //   @modelcontextprotocol/sdk, zod,   loaded on first use only (docs/architecture.md "Resident memory";
-//   turndown, gray-matter             test/blackbox/footprint.test.ts checks it)
+//   turndown, gray-matter             test/blackbox/footprint.e2e.test.ts checks it)
 //   bufferutil, utf-8-validate        optional speed-ups of ws that are not installed
 //   iconv-lite                        its 500 KiB of code-page tables (a quarter of the bundle) would be
 //                                     parsed at every start; raw-body (under Express's body-parser,

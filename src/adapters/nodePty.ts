@@ -3,7 +3,7 @@ import type { IPty } from 'node-pty';
 
 /*
  * The one place that reads node-pty's internals (its master descriptor and its write queue), for the
- * cost written in docs/adapters.md; test/adapters/nodePty.test.ts fails when node-pty changes them.
+ * cost written in docs/adapters.md; test/adapters/nodePty.int.test.ts fails when node-pty changes them.
  * Every function falls back to node-pty's public API when the internals are not there.
  */
 

@@ -59,7 +59,7 @@ const COMMAND_HEAD: Record<CommandEvent['type'], string> = {
  * (agent, topic, ticket, cmd, via), so a message costs a few concatenations and the JSON.stringify
  * of its variable parts (each variable string goes through JSON.stringify: escaping is never by
  * hand). The rarer messages (actor created/stopped, install progress) stay objects, stringified.
- * test/inspector/serialiserForm.test.ts holds the text to the object form, byte for byte.
+ * test/services/inspectionSerialiser.int.test.ts holds the text to the object form, byte for byte.
  *
  * It turns snapshot events and topic `command.*` events into §13.3 messages, remembering each
  * actor's last state and children.

@@ -10,7 +10,7 @@ import { loadConfig } from '../../src/config.js';
 import { compose } from '../../src/daemon.js';
 import { CapabilityStore } from '../../src/stores/capabilityStore.js';
 import { RegistryReadError } from '../../src/stores/jsonAdapter.js';
-import { tempDir } from '../helpers/daemon.js';
+import { tempDir } from '../helpers/temp.js';
 
 const T0 = Date.parse('2025-06-01T10:00:00.000Z');
 const DAY = 86_400_000;

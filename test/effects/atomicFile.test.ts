@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../src/effects/atomicFile.js';
-import { tempDir } from '../helpers/daemon.js';
+import { tempDir } from '../helpers/temp.js';
 
 /** The one atomic writer (effects/atomicFile.ts): registries, env state and log rewrites all go through it. */
 describe('writeFileAtomic', () => {

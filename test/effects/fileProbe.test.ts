@@ -3,7 +3,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { isAbsent } from '../../src/effects/fileProbe.js';
 import { readFileIfExists } from '../../src/effects/atomicFile.js';
-import { tempDir } from '../helpers/daemon.js';
+import { tempDir } from '../helpers/temp.js';
 
 describe('isAbsent: the start-up probe that builds no exception (issue 13)', () => {
   it('is true only for a missing path (and a dangling link, which an open would find missing too)', () => {

@@ -11,7 +11,7 @@ import { InspectorFeed } from '../../src/inspector/feed.js';
 /**
  * The object form of the inspector's live messages, as the serialiser built them before it wrote
  * JSON text (commit adf2745): every message an object, JSON.stringify'd at frame time. Kept here,
- * unchanged, as the reference the text form must equal byte for byte (serialiserForm.test.ts).
+ * unchanged, as the reference the text form must equal byte for byte (test/services/inspectionSerialiser.int.test.ts).
  */
 export class ObjectSerialiser {
   private readonly last = new WeakMap<AnyActorRef, { value: unknown; children: Record<string, AnyActorRef>; progress?: string }>();

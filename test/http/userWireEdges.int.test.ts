@@ -6,7 +6,7 @@ import { call, raw, startApp, type TestApp } from '../helpers/app.js';
 import { tempDir } from '../helpers/daemon.js';
 
 /*
- * behaviour.md §11, row by row (continued from userWire.test.ts): the /exec head and /health, CORS,
+ * behaviour.md §11, row by row (continued from userWire.int.test.ts): the /exec head and /health, CORS,
  * topics, /describe, and "agent" read as "user" in what commands print.
  */
 

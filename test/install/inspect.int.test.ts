@@ -31,7 +31,7 @@ describe('install actors in the inspection feed and registry', () => {
     srv.routes.set('/m.json', send(manifest([{ path: 'string.md', content: '# Inspected\n' }, { path: 'part.bin', url: srv.url('/part.bin') }])));
     const msgs: InspectorMessage[] = [];
     const off = watchLiveMessages(b.t.c.system, msgs);
-    // Beside it, the frames a page gets, against the object form (serialiserForm.test.ts): install progress included.
+    // Beside it, the frames a page gets, against the object form (test/services/inspectionSerialiser.int.test.ts): install progress included.
     const both = recordBothForms(b.t.c.system);
     const pending = b.t.client('leo').exec('main', `/install ${srv.url('/m.json')} --as inspected`);
     const live = () => b.t.c.system.inspection.liveActors(Date.now()).filter((a) => a.machine === 'install');

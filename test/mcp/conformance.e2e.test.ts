@@ -55,7 +55,7 @@ describe('MCP conformance (@modelcontextprotocol/conformance 0.1.13, server mode
 
   // tools-call-simple-text and tools-call-error call fixture tools (test_simple_text,
   // test_error_handling) that Loom does not have; they pass on the well-formed "Tool … not found"
-  // error result. The `loom` tool itself is covered by http.test.ts and stdio.test.ts.
+  // error result. The `loom` tool itself is covered by http.int.test.ts and stdio.e2e.test.ts.
   it('when the tool runs, then the scenarios a one-tool server can pass do pass (initialize, ping, tools-list, DNS rebinding)', () => {
     for (const s of ['server-initialize', 'ping', 'tools-list', 'tools-call-simple-text', 'tools-call-error', 'dns-rebinding-protection']) {
       const cs = run.checks.get(s) ?? [];

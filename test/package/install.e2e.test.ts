@@ -22,7 +22,7 @@ describe('npm install -g <tarball> --prefix <dir> (behaviour.md §17)', () => {
 
   beforeAll(async () => {
     registry = await startStubRegistry();
-    // The tests run on the build in dist/ (npm test builds first); pack.test.ts checks that prepack builds it.
+    // The tests run on the build in dist/ (npm test builds first); pack.e2e.test.ts checks that prepack builds it.
     tarball = (await npmPack(process.cwd(), dir, ['--ignore-scripts'])).filename;
   });
   afterAll(async () => {

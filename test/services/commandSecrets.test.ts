@@ -5,7 +5,7 @@ import { compileMasks, envMask, maskValues, redactCommand, type MaskedValue } fr
 import { applySessionChange, newSession } from '../../src/domain/session.js';
 import { TRACE_SECRET_MIN_CHARS } from '../../src/domain/limits.js';
 import { FileEnvStore } from '../../src/stores/envStore.js';
-import { tempDir } from '../helpers/daemon.js';
+import { tempDir } from '../helpers/temp.js';
 
 const env = (pairs: Record<string, string>): MaskedValue[] => Object.entries(pairs).map(([n, v]) => [v, envMask(n)]);
 const masked = (cmd: string, pairs: Record<string, string>) => redactCommand(cmd, compileMasks(env(pairs)));

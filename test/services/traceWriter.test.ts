@@ -3,7 +3,7 @@ import type { FileHandle } from 'node:fs/promises';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { TraceWriter, writeAll } from '../../src/services/traceWriter.js';
-import { tempDir } from '../helpers/daemon.js';
+import { tempDir } from '../helpers/temp.js';
 
 /** A handle whose writev takes at most `max` bytes per call, as a kernel may: what it got, in order. */
 function shortWriter(max: number): { handle: Pick<FileHandle, 'writev'>; text(): string; calls: number } {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { CapabilityRecord } from '../../src/domain/capability.js';
 import { CapabilityStore } from '../../src/stores/capabilityStore.js';
 import { RegistryReadError } from '../../src/stores/jsonAdapter.js';
-import { tempDir } from '../helpers/daemon.js';
+import { tempDir } from '../helpers/temp.js';
 
 /**
  * Issue 12, defect 11: a mint rewrote the whole capabilities.json (4.7 ms at 1,000 live tokens,

@@ -7,7 +7,7 @@ import { LowAgentStore } from '../../src/stores/agentStore.js';
 import { FileInbox } from '../../src/stores/inbox.js';
 import { defaultLogHandles, LogHandles } from '../../src/stores/logHandles.js';
 import { TextCache } from '../../src/stores/textCache.js';
-import { tempDir } from '../helpers/daemon.js';
+import { tempDir } from '../helpers/temp.js';
 
 /**
  * Issue 12, defects 5 and 12 at the store level: log descriptors are a bounded pool, texts live on

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { removeLeftoverTemps } from '../../src/stores/leftovers.js';
-import { tempDir } from '../helpers/daemon.js';
+import { tempDir } from '../helpers/temp.js';
 
 /**
  * The start-up scan (issue 12 defect 10, issue 13 cold start): it removes temp files of interrupted
