@@ -3,7 +3,6 @@ import { describe, expect, it } from '@jest/globals';
 import { CommandSecrets, ENV_RECHECK_MS } from '../../src/services/commandSecrets.js';
 import { compileMasks, envMask, maskValues, redactCommand, type MaskedValue } from '../../src/domain/redact.js';
 import { applySessionChange, newSession } from '../../src/domain/session.js';
-import { TRACE_SECRET_MIN_CHARS } from '../../src/domain/limits.js';
 import { FileEnvStore } from '../../src/stores/envStore.js';
 import { tempDir } from '../helpers/temp.js';
 
@@ -47,7 +46,6 @@ describe('masking env-store and session values in a shown cmd (behaviour.md §13
   });
 
   it('keeps values shorter than the trace recorder minimum, and values spanning lines, out of the list', () => {
-    expect(TRACE_SECRET_MIN_CHARS).toBe(4);
     expect(masked('/exec echo abc abcd', { S: 'abc', T: 'abcd' })).toBe('/exec echo abc ${env:T}');
     expect(compileMasks(env({ S: 'abc', M: 'line one\nline two' }))).toBeNull();
   });
