@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import module from 'node:module';
 import { join } from 'node:path';
@@ -9,13 +9,22 @@ import { runCli, startDaemon, tempDir } from '../helpers/daemon.js';
 const supported = typeof (module as { enableCompileCache?: unknown }).enableCompileCache === 'function';
 
 describe('the compile cache of `loom daemon`', () => {
-  it(`${supported ? 'is' : 'is not'} kept in <data>/cache/compile on Node ${process.versions.node}, never outside the data directory`, async () => {
+  let dir = '';
+  let exitCode: number | null = null;
+  beforeAll(async () => {
     const d = await startDaemon();
-    expect(await d.stop()).toBe(0);
-    const dir = compileCacheDir(d.dataDir);
+    exitCode = await d.stop();
+    dir = compileCacheDir(d.dataDir);
+  });
+
+  it(`${supported ? 'is' : 'is not'} kept in <data>/cache/compile on Node ${process.versions.node}, never outside the data directory`, () => {
+    expect(exitCode).toBe(0);
     expect(existsSync(dir)).toBe(supported);
-    // Node writes the cache on exit: one folder per Node version, holding compiled modules.
-    if (supported) expect(readdirSync(dir).some((v) => readdirSync(join(dir, v)).length > 0)).toBe(true);
+  });
+
+  // Node writes the cache on exit: one folder per Node version, holding compiled modules.
+  (supported ? it : it.skip)('holds compiled modules after a stop (skipped below Node 22.1: no module.enableCompileCache)', () => {
+    expect(readdirSync(dir).some((v) => readdirSync(join(dir, v)).length > 0)).toBe(true);
   });
 
   it('when the cache folder cannot be made (a file in the way), then the daemon starts all the same', async () => {

@@ -104,10 +104,10 @@ describe('POST /exec on a keep-alive connection (spec §4.7, every Node line)', 
     const content = JSON.parse(events[1].split('\n')[1].slice('data: '.length)) as string;
     expect(content.split('\n')[0]).toBe('re: [k1] /info');
     expect(events[2]).toBe('event: done\ndata: {}');
-    // The framing is complete: an answer known whole when its headers go out carries a Content-Length of
-    // exactly its body; a streamed one ends with the terminal chunk. Nothing follows either.
-    if (first.headers.has('content-length')) expect(Number(first.headers.get('content-length'))).toBe(Buffer.byteLength(first.rawBody, 'latin1'));
-    else expect(first.rawBody.endsWith('0\r\n\r\n')).toBe(true);
+    // /info answers in the turn it starts, so its answer is known whole when the headers go out: a
+    // Content-Length of exactly its body, no chunks (behaviour.md §9.4).
+    expect({ length: first.headers.get('content-length'), chunked: first.headers.get('transfer-encoding') })
+      .toEqual({ length: String(Buffer.byteLength(first.rawBody, 'latin1')), chunked: undefined });
 
     conn.send(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${d!.port}\r\nConnection: keep-alive\r\n\r\n`);
     const second = await conn.response();
@@ -118,6 +118,18 @@ describe('POST /exec on a keep-alive connection (spec §4.7, every Node line)', 
     const third = await conn.response();
     expect(third.status).toBe('HTTP/1.1 200 OK');
     expect(third.body).toMatch(/^event: head\ndata: \{"ok":false,"code":"COMMAND_UNSUPPORTED".*\n\nevent: content\ndata: ".*"\n\nevent: done\ndata: \{\}\n\n$/s);
+    expect(conn.leftover).toBe('');
+  });
+
+  it('when a command runs past the headers window, then its answer is chunked, ends with the terminal chunk, and the socket is answered next', async () => {
+    conn.send(execRequest(d!.port, { cmd: '/exec sleep 0.3', topic: 'main', request_id: 'k2' }));
+    const slow = await conn.response();
+    expect({ status: slow.status, chunked: slow.headers.get('transfer-encoding'), length: slow.headers.get('content-length') })
+      .toEqual({ status: 'HTTP/1.1 200 OK', chunked: 'chunked', length: undefined });
+    expect(slow.rawBody.endsWith('0\r\n\r\n')).toBe(true);
+    expect(slow.body.split('\n\n').map((e) => e.split('\n')[0])).toEqual(['event: head', 'event: content', 'event: done', '']);
+    conn.send(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${d!.port}\r\nConnection: keep-alive\r\n\r\n`);
+    expect((await conn.response()).status).toBe('HTTP/1.1 200 OK');
     expect(conn.leftover).toBe('');
   });
 });
