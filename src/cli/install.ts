@@ -5,7 +5,7 @@ import { execOnce, joinWords, untilde } from './exec.js';
 import { shellLocalPath } from './localPath.js';
 
 /**
- * `loom install <source> [flags]`, `loom packages`, `loom uninstall <name>` (issue 14): the slash
+ * `loom install <source> [flags]`, `loom packages`, `loom uninstall <name>`: the slash
  * commands `/install`, `/packages`, `/uninstall` sent through POST /exec in the `app` hub topic (a
  * hub: no document of the user's is replaced, relative paths start at the agent home). While an
  * install runs, its progress is read from the install actor through `GET /installs?request_id=`.

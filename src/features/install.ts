@@ -11,7 +11,7 @@ import type { Feature } from './types.js';
 const PARALLEL_FETCHES = 4;
 
 /**
- * Issue 14: installs and packages (spec §2 Install manifest, §3 Package install, §4.13;
+ * Installs and packages (spec §2 Install manifest, §3 Package install, §4.13;
  * behaviour.md §7): `/install`, `/uninstall`, `/packages`, the per-agent package registry, one
  * `install:<install_id>` actor per running install, `GET /installs` for progress, and start-up
  * recovery of interrupted commits. Registries are read at start-up so an unreadable one stops the

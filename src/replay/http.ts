@@ -4,8 +4,8 @@ import { SseParser } from '../client/sse.js';
 
 /**
  * POST /exec for `loom replay`: node:http over keep-alive sockets instead of fetch. A replay sends
- * one request per step, and fetch's stream machinery cost more CPU per request than the daemon's
- * whole answer (bench/traces: replay within 1.5x of a bare client loop). Same outcome shape as
+ * one request per step, and fetch's stream machinery costs more CPU per request than the daemon's
+ * whole answer (bench/traces compares replay with a bare client loop). Same outcome shape as
  * LoomClient.exec.
  */
 export class ExecTransport {
@@ -40,7 +40,7 @@ export class ExecTransport {
 
   /**
    * A JSON request (GET /health, POST /agents) on the same sockets: the replay then never loads
-   * fetch's HTTP stack (undici, ~50 ms of a replay's start here) unless a trace has MCP or webhook steps.
+   * fetch's HTTP stack (undici, slow to load) unless a trace has MCP or webhook steps.
    */
   async json(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
     const r = await this.send(method, path, body === undefined ? undefined : JSON.stringify(body), {});

@@ -77,9 +77,9 @@ export interface LiveActor {
 
 /**
  * ISO time of an epoch ms (exported for its test). A watched daemon under load stamps thousands of
- * messages a second, and Date#toISOString was ~2 % of its CPU: the `YYYY-MM-DDTHH:MM:SS.` part is
- * kept per second and the milliseconds appended, so the command events' times and the clock's
- * reads (which alternate between different milliseconds) both hit it.
+ * messages a second, and Date#toISOString for each shows in its CPU profile: the
+ * `YYYY-MM-DDTHH:MM:SS.` part is kept per second and the milliseconds appended, so the command
+ * events' times and the clock's reads (which alternate between different milliseconds) both hit it.
  */
 let lastSecond = Number.NaN;
 let secondPrefix = '';

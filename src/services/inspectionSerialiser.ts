@@ -54,7 +54,7 @@ const COMMAND_HEAD: Record<CommandEvent['type'], string> = {
  * daemon is made here, as the JSON text of an {@link InspectorMessage}, from what may be shown.
  *
  * Why text and not objects: while a page watches, every command makes two transitions and two or
- * three command messages. Built as objects they were walked again by JSON.stringify at frame time;
+ * three command messages. Built as objects they would be walked again by JSON.stringify at frame time;
  * here they are written once from pieces kept escaped per actor (its id and machine) and per ticket
  * (agent, topic, ticket, cmd, via), so a message costs a few concatenations and the JSON.stringify
  * of its variable parts (each variable string goes through JSON.stringify: escaping is never by

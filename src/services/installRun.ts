@@ -71,7 +71,7 @@ async function writeOne(f: PlanFile, staging: string, o: { ctx: FetchContext; bu
   const dest = join(staging, ...f.path.split('/'));
   // Paths were validated (manifest rules, folder walk); this is the last line of defence.
   if (!isInside(dest, staging) || dest === staging) throw installError(`Invalid package path "${f.path}"`);
-  // One mkdir per folder of the package, shared by the lanes (a syscall per file cost ~10 % of a 50-file install).
+  // One mkdir per folder of the package, shared by the lanes (a syscall per file is a visible share of an install).
   const dir = dirname(dest);
   if (!o.dirs.has(dir)) o.dirs.set(dir, mkdir(dir, { recursive: true, mode: 0o755 }));
   await o.dirs.get(dir);

@@ -3,7 +3,7 @@ import { readFileIfExists } from '../effects/atomicFile.js';
 import { fileErrorText, RegistryReadError } from './jsonAdapter.js';
 
 /**
- * The capability journal `<data>/capabilities.journal.jsonl` (issue 12, defect 11): one JSON object
+ * The capability journal `<data>/capabilities.journal.jsonl` (docs/decisions/0001): one JSON object
  * per line, `{"op":"add","record":{…}}` for a mint and `{"op":"set","token_id":…,"patch":{…}}` for a
  * state change, appended after the snapshot `capabilities.json` was last written.
  */

@@ -34,9 +34,9 @@ const COMPACT_AFTER = 1024;
  * Capability records (behaviour.md §1.1): the snapshot `<data>/capabilities.json` (lowdb with the
  * atomic adapter: temp file, fsync, rename, mode 0600) plus the journal
  * `<data>/capabilities.journal.jsonl`, where every mint and state change is one appended line made
- * durable by a group-committed fdatasync before the caller answers. A mint used to rewrite the whole
- * file (4.7 ms at 1,000 live tokens, 24.9 ms at 6,000: issue 12, defect 11); an append costs the same
- * whatever the number of records. The journal is folded into the snapshot at start-up and, off the
+ * durable by a group-committed fdatasync before the caller answers. An append costs the same
+ * whatever the number of records, where rewriting the whole file per mint would grow with them
+ * (docs/decisions/0001). The journal is folded into the snapshot at start-up and, off the
  * request path, once it holds as many lines as there are records (at least 1,024): amortised O(1).
  * Replaying is idempotent, so a crash between writing the snapshot and emptying the journal loses
  * nothing. Secrets are never given to this store: only their SHA-256 hex. Dead records older than

@@ -6,8 +6,8 @@ import { fileErrorText, RegistryReadError } from './jsonAdapter.js';
 /**
  * Reading an inbox log (behaviour.md §9.8) without holding it in memory: the file is scanned in
  * chunks, each line handed over with its byte offset and length (the inbox keeps only an index and
- * reads texts back on demand: issue 12, defect 12), and lines that are not valid operations are
- * collected for the quarantine file (defect 8) instead of being dropped by the next compaction.
+ * reads texts back on demand), and lines that are not valid operations are collected for the
+ * quarantine file instead of being dropped by the next compaction.
  */
 
 /** One line of `state/events.jsonl` (behaviour.md §9.8). */

@@ -37,7 +37,7 @@ export class AtomicJsonFile<T> implements Adapter<T> {
     } catch (err) {
       throw new RegistryReadError(this.path, (err as Error).message);
     }
-    // lowdb would take null for "no file yet" and start an empty registry (issue 12, defect 8).
+    // lowdb would take null for "no file yet" and start an empty registry, losing every record.
     if (value === null) throw new RegistryReadError(this.path, 'the file holds null, not a registry');
     return value as T;
   }
