@@ -136,7 +136,7 @@ export class InspectionSerialiser {
       this.last.set(ref, { value, valueJson, children, progress, transitionHead: undefined });
       return;
     }
-    // Updated in place: a new record and WeakMap set per snapshot was a measurable part of a watched command.
+    // Updated in place: a new record and WeakMap set per snapshot would be a measurable part of a watched command.
     seen.value = value;
     seen.valueJson = valueJson;
     seen.children = children;

@@ -41,7 +41,7 @@ type Success = Extract<InstallOutcome, { ok: true }>;
 /**
  * Coalesces progress: at most ten reports a second, and one at the end (`end()`), so readers (GET
  * /installs, the inspector) see the counts move without an actor event per file or chunk (a report
- * per file was 50 transitions for a 50-file install).
+ * per file would be a transition per file).
  */
 class Progress {
   private done = 0;
