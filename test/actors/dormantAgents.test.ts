@@ -3,7 +3,7 @@ import { call, startApp, type TestApp } from '../helpers/app.js';
 import { tempDir } from '../helpers/daemon.js';
 
 /**
- * Issue 13, cold start: after a restart, registered agents are dormant (their registry record only)
+ * Cold start: after a restart, registered agents are dormant (their registry record only)
  * until something touches them; every surface still answers as if they were all in the tree.
  */
 

@@ -5,7 +5,7 @@ import type { RunningDaemon } from '../helpers/daemon.js';
 import { alive, Daemons, exec, json } from './support.js';
 
 /**
- * Issue 12, defect 7: file commands given a path the file system cannot take (a 300-byte name, a
+ * File commands given a path the file system cannot take (a 300-byte name, a
  * 4 KiB path, a file standing where a folder should be, a symlink loop) answer INVALID_PATH or
  * NOT_FOUND with the path, never INTERNAL_ERROR. Every path-taking command is tried with every class.
  */

@@ -6,8 +6,8 @@ import { tempDir, type RunningDaemon } from '../helpers/daemon.js';
 import { alive, Daemons, exec, json } from './support.js';
 
 /**
- * Issue 12, defect 3 end to end: `CLI echo $(( {n} + 1 ))` called with `--n 'a[$(touch …)]'` ran the
- * command. Through the daemon, a hostile value is refused before anything runs — typed by the
+ * The evaluation rule end to end: `CLI echo $(( {n} + 1 ))` called with `--n 'a[$(touch …)]'` would
+ * run the command. Through the daemon, a hostile value is refused before anything runs — typed by the
  * caller, or stored as a value shortcut by a web page's response template — and numbers still work.
  */
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { substituteCommand } from '../../src/sfmd/shellQuote.js';
 
 /**
- * Issue 12, defect 3: every quoting context a CLI template can give a placeholder × every class of
+ * Every quoting context a CLI template can give a placeholder × every class of
  * hostile value. Each substituted command really runs under bash; a marker file that a successful
  * injection would create must never exist. Plain contexts print exactly the value; contexts where
  * bash evaluates the text a second time (arithmetic, variable names) accept numbers (or names) and

@@ -5,7 +5,7 @@ import { tempDir, type RunningDaemon } from '../helpers/daemon.js';
 import { alive, Daemons, json } from './support.js';
 
 /**
- * Issue 12, defects 4 and 6: a home or allowed path that is, contains or lies inside the data
+ * A home or allowed path that is, contains or lies inside the data
  * directory would put agents.json (every webhook token), capability hashes and env stores in reach
  * of /fs and file commands, so POST /agents refuses it; a home that cannot be a folder is a 400
  * too, never a 500. A refused registration changes nothing, in memory or on disk.

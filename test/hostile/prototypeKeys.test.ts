@@ -7,7 +7,7 @@ import type { RunningDaemon } from '../helpers/daemon.js';
 import { alive, Daemons, exec, json, LEGAL_PROTO_IDS, mcpCall, PROTO_KEYS, toolText } from './support.js';
 
 /**
- * Issue 12, defects 1 and 2: every table keyed by user text is a Map or a null-prototype object.
+ * Every table keyed by user text is a Map or a null-prototype object.
  * `__proto__`, `constructor`, `prototype`, `toString`, `hasOwnProperty` and `valueOf` are fed as
  * agent ids (where legal), topic segments, app and config names, variable names, field names,
  * shortcut names, command words, header names and JSON keys; the daemon stays up and every answer

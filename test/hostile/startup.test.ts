@@ -6,7 +6,7 @@ import { CLI, freePort, tempDir } from '../helpers/daemon.js';
 import { Daemons, exec, json } from './support.js';
 
 /**
- * Issue 12, defects 8 and 10: start-ups on damaged data. A damaged line of an inbox log is kept in a
+ * Start-ups on damaged data. A damaged line of an inbox log is kept in a
  * quarantine file beside the log (and the warning says where), never deleted by the next compaction;
  * a registry holding `null` or a malformed record stops the daemon with one line naming the problem;
  * an inbox log that is a folder is one clear line and exit 1, not a stack trace; temp files of

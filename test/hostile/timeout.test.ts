@@ -5,7 +5,7 @@ import { LoomClient } from '../../src/client/index.js';
 import { startDaemon, tempDir, type RunningDaemon } from '../helpers/daemon.js';
 
 /**
- * Issue 12 defect 9: the `/exec` time limit bounds the topic (behaviour.md §8.1–8.2). When it passes,
+ * The `/exec` time limit bounds the topic (behaviour.md §8.1–8.2). When it passes,
  * the answer comes back whatever still holds the output pipes: a process that left the group
  * (`setsid`) is detached, a background job of the group is killed (SIGINT, then SIGKILL 2 s later).
  * Each test proves the order of events rather than timing it: the answer arrives while the

@@ -142,7 +142,7 @@ describe('GET /inspect/machines (behaviour.md §13.1)', () => {
   it('lists every machine of the tree with the states and transitions of its definition', async () => {
     const r = await call(t.base, 'GET', '/inspect/machines');
     expect(r.status).toBe(200);
-    // `install` and `shell` come from the install and bash features (issues 14, 15).
+    // `install` and `shell` come from the install and bash features.
     expect(Object.keys(r.body).sort()).toEqual(['agent', 'capability', 'install', 'shell', 'topicQueue', 'webhookToken']);
     const q = r.body.topicQueue;
     // Read from the definition: the same states the machine declares, no hand-kept list.

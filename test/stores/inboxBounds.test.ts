@@ -10,7 +10,7 @@ import { TextCache } from '../../src/stores/textCache.js';
 import { tempDir } from '../helpers/daemon.js';
 
 /**
- * Issue 12, defects 5 and 12 at the store level: log descriptors are a bounded pool, texts live on
+ * At the store level: log descriptors are a bounded pool, texts live on
  * disk behind an index (read back after appends, acks, compactions and restarts), and registry
  * changes are applied only after they are written.
  */
