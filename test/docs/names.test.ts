@@ -160,6 +160,20 @@ describe('docs name only files, functions and routes that exist', () => {
     expect(missing.map(({ doc, name }) => `${doc}: ${name}()`)).toEqual([]);
   });
 
+  it('every camelCase or PascalCase name in backticks (`streamCommand`, `LoomSystem.submit`) is an identifier of the code', () => {
+    // Names of dependencies and of npm, which the docs name on purpose.
+    const theirs = new Set(['resolveSpawn', 'cancelAll', 'createMcpExpressApp', 'optionalDependencies', 'allowScripts']);
+    const ids = new Set(['src', 'native', 'test', 'bin', 'scripts', 'bench', 'web']
+      .flatMap((d) => walk(d, (f) => /\.(ts|js|mjs|cc|h|html)$/.test(f))).flatMap((f) => readFileSync(f, 'utf8').match(/[A-Za-z_$][\w$]*/g) ?? []));
+    const camel = /^[a-z]+[A-Z]\w*$|^[A-Z][a-z0-9]+[A-Z]\w*$/;
+    const named = docs.flatMap((doc) => [...readFileSync(doc, 'utf8').matchAll(/`((?:[A-Za-z_$][\w$]*\.)*[A-Za-z_$][\w$]*)`/g)]
+      .map((m) => ({ doc, parts: m[1].split('.') }))
+      .filter(({ parts }) => parts.some((p) => camel.test(p))));
+    expect(named.length).toBeGreaterThan(50);
+    const missing = named.filter(({ parts }) => parts.some((p) => !ids.has(p) && !theirs.has(p)));
+    expect(missing.map(({ doc, parts }) => `${doc}: ${parts.join('.')}`)).toEqual([]);
+  });
+
   it('every HTTP route named as `METHOD /path` is one the daemon registers', () => {
     const http = walk('src', (f) => f.endsWith('.ts') && /^src\/(http|features|inspector)\//.test(f))
       .map((f) => readFileSync(f, 'utf8')).join('\n');
