@@ -191,6 +191,12 @@ describe('docs name only files, functions and routes that exist', () => {
     expect(missing.map(({ doc, route }) => `${doc}: ${route}`)).toEqual([]);
   });
 
+  it('docs/README.md lists every page of docs/', () => {
+    const index = readFileSync('docs/README.md', 'utf8');
+    const pages = readdirSync('docs').filter((f) => f.endsWith('.md') && f !== 'README.md');
+    expect(pages.filter((f) => !index.includes(`(${f})`))).toEqual([]);
+  });
+
   it('docs/decisions records each have a title, Context, Decision and Consequence, and an index row', () => {
     const dir = 'docs/decisions';
     const records = readdirSync(dir).filter((f) => /^\d{4}-[a-z0-9-]+\.md$/.test(f));
