@@ -1,24 +1,21 @@
 import { TOOL_NAME } from '../domain/mcpTool.js';
 import type { InspectorSnapshot } from './inspector.js';
 import { SseParser, type SseEvent } from './sse.js';
+import { refusedOutcome, streamedOutcome } from './execAnswer.js';
+import type { ExecHead as DomainExecHead } from '../domain/ticket.js';
+import type { InstallProgress } from '../domain/install.js';
 import { WIRES, isWireName, type WireDescription, type WireName } from '../domain/wire.js';
 
 export type { InspectorSnapshot, SnapshotAgent, SnapshotTicket, SnapshotTopic } from './inspector.js';
 
 export { SseParser, type SseEvent };
 
-/** spec §2 head metadata. */
-export interface ExecHead {
-  ok: boolean;
-  code: string | null;
-  cmd: string;
-  request_id: string | null;
-  /** Agent wire; the user wire sends `user_id` instead (behaviour.md §11). */
-  agent_id: string;
+/**
+ * spec §2 head as the client reads it: the domain's head; the user wire sends `user_id` in place of
+ * `agent_id` (behaviour.md §11).
+ */
+export interface ExecHead extends DomainExecHead {
   user_id?: string;
-  topic: string;
-  topic_type: string;
-  meta: { uri: string; title: string | null; current_block: string | null } | null;
 }
 
 /** An inbox event as the JSON routes and the event stream send it (spec §2 Event). */
@@ -32,14 +29,7 @@ export interface EventJson {
 }
 
 /** A running install as `GET /installs` lists it (behaviour.md §13.2 progress fields). */
-export interface InstallJson {
-  install_id: string;
-  name: string | null;
-  source: string;
-  state: 'staging' | 'installed' | 'aborted';
-  files_done: number;
-  files_total: number;
-  bytes: number;
+export interface InstallJson extends InstallProgress {
   request_id: string | null;
 }
 
@@ -89,12 +79,6 @@ export class EventStreamRefused extends Error {
   constructor(readonly status: number, readonly error: string) {
     super(`event stream refused: HTTP ${status} ${error}`);
   }
-}
-
-/** Strip the `re:` line of a content string (spec §4.7). */
-export function stripReLine(content: string): string {
-  const i = content.indexOf('\n');
-  return i < 0 ? '' : content.slice(i + 1);
 }
 
 /** One registered identity as `GET /agents` (or `GET /users`) lists it. */
@@ -230,12 +214,7 @@ export class LoomClient {
   /** POST /exec and read the SSE answer (spec §4.7). */
   async exec(topic: string, cmd: string, requestId?: string): Promise<ExecOutcome> {
     const res = await this.request('POST', () => ({ path: '/exec', body: { cmd, topic, ...(requestId ? { request_id: requestId } : {}) } }), { Accept: 'text/event-stream' });
-    if (res.status !== 200) {
-      const text = await res.text();
-      let error: { error: string; message?: string };
-      try { error = JSON.parse(text); } catch { error = { error: text }; }
-      return { status: res.status, error, done: false };
-    }
+    if (res.status !== 200) return refusedOutcome(res.status, await res.text());
     const parser = new SseParser();
     const events: SseEvent[] = [];
     const decoder = new TextDecoder();
@@ -244,16 +223,7 @@ export class LoomClient {
     } catch {
       // A cut stream is reported as STREAM_INCOMPLETE below.
     }
-    const out: ExecOutcome = { status: 200, done: events.some((e) => e.event === 'done') };
-    const head = events.find((e) => e.event === 'head');
-    const content = events.find((e) => e.event === 'content');
-    if (head) out.head = JSON.parse(head.data) as ExecHead;
-    if (content) {
-      out.content = JSON.parse(content.data) as string;
-      out.body = stripReLine(out.content);
-    }
-    if (!out.content || !out.done) out.incomplete = 'STREAM_INCOMPLETE';
-    return out;
+    return streamedOutcome(events);
   }
 
   /**
