@@ -1,5 +1,27 @@
 import type { SseEvent } from './sse.js';
-import type { ExecHead, ExecOutcome } from './index.js';
+import type { ExecHead as DomainExecHead } from '../domain/ticket.js';
+
+/**
+ * spec §2 head as the client reads it: the domain's head; the user wire sends `user_id` in place of
+ * `agent_id` (behaviour.md §11).
+ */
+export interface ExecHead extends DomainExecHead {
+  user_id?: string;
+}
+
+/** The outcome of one /exec call as a client sees it. */
+export interface ExecOutcome {
+  status: number;
+  /** JSON error body for non-200 answers. */
+  error?: { error: string; message?: string };
+  head?: ExecHead;
+  content?: string;
+  done: boolean;
+  /** The content without its `re:` line (what the CLI and MCP print). */
+  body?: string;
+  /** Client-side code when head arrived without content or done (spec §7). */
+  incomplete?: 'STREAM_INCOMPLETE';
+}
 
 /** Strip the `re:` line of a content string (spec §4.7). */
 export function stripReLine(content: string): string {

@@ -1,22 +1,14 @@
 import { TOOL_NAME } from '../domain/mcpTool.js';
 import type { InspectorSnapshot } from './inspector.js';
 import { SseParser, type SseEvent } from './sse.js';
-import { refusedOutcome, streamedOutcome } from './execAnswer.js';
-import type { ExecHead as DomainExecHead } from '../domain/ticket.js';
+import { refusedOutcome, streamedOutcome, type ExecOutcome } from './execAnswer.js';
 import type { InstallProgress } from '../domain/install.js';
 import { WIRES, isWireName, type WireDescription, type WireName } from '../domain/wire.js';
 
 export type { InspectorSnapshot, SnapshotAgent, SnapshotTicket, SnapshotTopic } from './inspector.js';
 
 export { SseParser, type SseEvent };
-
-/**
- * spec §2 head as the client reads it: the domain's head; the user wire sends `user_id` in place of
- * `agent_id` (behaviour.md §11).
- */
-export interface ExecHead extends DomainExecHead {
-  user_id?: string;
-}
+export type { ExecHead, ExecOutcome } from './execAnswer.js';
 
 /** An inbox event as the JSON routes and the event stream send it (spec §2 Event). */
 export interface EventJson {
@@ -31,20 +23,6 @@ export interface EventJson {
 /** A running install as `GET /installs` lists it (behaviour.md §13.2 progress fields). */
 export interface InstallJson extends InstallProgress {
   request_id: string | null;
-}
-
-/** The outcome of one /exec call as a client sees it. */
-export interface ExecOutcome {
-  status: number;
-  /** JSON error body for non-200 answers. */
-  error?: { error: string; message?: string };
-  head?: ExecHead;
-  content?: string;
-  done: boolean;
-  /** The content without its `re:` line (what the CLI and MCP print). */
-  body?: string;
-  /** Client-side code when head arrived without content or done (spec §7). */
-  incomplete?: 'STREAM_INCOMPLETE';
 }
 
 /** What one MCP `tools/call` returned: the envelope text, or the HTTP status and raw body of a failure. */
