@@ -52,7 +52,7 @@ export interface TraceListing extends TraceStarted {
 /** Thrown when the daemon cannot be reached (CLI exit 3). */
 export class DaemonUnreachable extends Error {}
 
-/** Thrown by `eventStream` when the daemon answers with an error status (spec §4.5: 400, 401; 429). */
+/** Thrown by `eventStream` and `installStream` when the daemon answers with an error status (spec §4.5: 400, 401; 429). */
 export class EventStreamRefused extends Error {
   constructor(readonly status: number, readonly error: string) {
     super(`event stream refused: HTTP ${status} ${error}`);
@@ -249,8 +249,21 @@ export class LoomClient {
   }
 
   /** Open GET /events/stream; yields parsed events until the stream ends or `signal` aborts. */
-  async *eventStream(signal?: AbortSignal): AsyncGenerator<SseEvent> {
-    const res = await fetch(this.baseUrl + '/events/stream', { headers: { Accept: 'text/event-stream', ...(this.agentId ? { [this.current.header]: this.agentId } : {}) }, signal }).catch((err: Error) => {
+  eventStream(signal?: AbortSignal): AsyncGenerator<SseEvent> {
+    return this.sseStream('/events/stream', signal);
+  }
+
+  /**
+   * Open GET /installs/stream (beyond spec), only the install of `requestId` when given: `ready`,
+   * then `install` events (InstallJson) as its progress changes, until `signal` aborts.
+   */
+  installStream(requestId?: string, signal?: AbortSignal): AsyncGenerator<SseEvent> {
+    return this.sseStream(`/installs/stream${requestId ? `?request_id=${encodeURIComponent(requestId)}` : ''}`, signal);
+  }
+
+  /** A GET answered with SSE: its parsed events; an error status throws EventStreamRefused. */
+  private async *sseStream(path: string, signal?: AbortSignal): AsyncGenerator<SseEvent> {
+    const res = await fetch(this.baseUrl + path, { headers: { Accept: 'text/event-stream', ...(this.agentId ? { [this.current.header]: this.agentId } : {}) }, signal }).catch((err: Error) => {
       throw new DaemonUnreachable(err.message);
     });
     if (res.status !== 200) {
