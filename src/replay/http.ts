@@ -1,5 +1,6 @@
 import { Agent, request } from 'node:http';
-import { DaemonUnreachable, stripReLine, type ExecHead, type ExecOutcome } from '../client/index.js';
+import { DaemonUnreachable, type ExecOutcome } from '../client/index.js';
+import { refusedOutcome, streamedOutcome } from '../client/execAnswer.js';
 import { SseParser } from '../client/sse.js';
 
 /**
@@ -52,22 +53,8 @@ export class ExecTransport {
   /** One command (spec §4.7): the SSE answer read whole, or the error body of a refusal. */
   async exec(agentId: string, topic: string, cmd: string, requestId?: string): Promise<ExecOutcome> {
     const r = await this.post(agentId, JSON.stringify({ cmd, topic, ...(requestId ? { request_id: requestId } : {}) }));
-    if (r.status !== 200) {
-      let error: { error: string; message?: string };
-      try { error = JSON.parse(r.text) as { error: string }; } catch { error = { error: r.text }; }
-      return { status: r.status, error, done: false };
-    }
-    const events = new SseParser().push(r.text);
-    const out: ExecOutcome = { status: 200, done: events.some((e) => e.event === 'done') };
-    const head = events.find((e) => e.event === 'head');
-    const content = events.find((e) => e.event === 'content');
-    if (head) out.head = JSON.parse(head.data) as ExecHead;
-    if (content) {
-      out.content = JSON.parse(content.data) as string;
-      out.body = stripReLine(out.content);
-    }
-    if (!out.content || !out.done) out.incomplete = 'STREAM_INCOMPLETE';
-    return out;
+    if (r.status !== 200) return refusedOutcome(r.status, r.text);
+    return streamedOutcome(new SseParser().push(r.text));
   }
 
   /** Close the idle sockets (the replay is over). */
