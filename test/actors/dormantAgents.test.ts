@@ -30,7 +30,7 @@ async function restarted(): Promise<{ t: TestApp; hook: string }> {
   return { t, hook: hook.replace(/:\d+\//, `:${t.port}/`) };
 }
 
-describe('dormant agents after a restart (issue 13)', () => {
+describe('dormant agents after a restart', () => {
   it('when the daemon restarts, then no agent actor is spawned, yet /agents, /health, /sessions and /inspect/state list every agent', async () => {
     const { t } = await restarted();
     expect(agentActors(t)).toEqual([]);

@@ -63,7 +63,7 @@ async function unresolved(texts: Array<{ where: string; text: string }>): Promis
   return bad;
 }
 
-describe('hint checker (issue 19 point 11)', () => {
+describe('hint checker', () => {
   it('the word finder sees command words and ignores paths and URLs', () => {
     expect(commandWords('next: /events.read <id> · /act.<id> --help · /ls ~/notes/a.md')).toEqual(['events', 'act', 'ls']);
     expect(commandWords('Recovery: /install <source> --app')).toEqual(['install']);

@@ -103,6 +103,15 @@ describe('comments in src say what and why, never history', () => {
     expect(offending([...srcFiles, ...walk('test', (f) => f.endsWith('.ts'))], ISSUE_RE)).toEqual([]);
   });
 
+  it('no test title or other text of a test file names an issue or defect number', () => {
+    const own = relative('.', new URL(import.meta.url).pathname);
+    const lines = walk('test', (f) => f.endsWith('.ts') && f !== own)
+      .flatMap((f) => readFileSync(f, 'utf8').split('\n').map((line, i) => ({ f, i, line })))
+      .filter(({ line }) => ISSUE_RE.test(line))
+      .map(({ f, i, line }) => `${f}:${i + 1}: ${line.trim().slice(0, 160)}`);
+    expect(lines).toEqual([]);
+  });
+
   it('no comment in src quotes a measured figure (they belong in bench/RESULTS.md)', () => {
     expect(offending(srcFiles, FIGURE_RE)).toEqual([]);
   });

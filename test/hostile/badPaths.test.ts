@@ -55,7 +55,7 @@ const CLASSES: Array<[string, string, string]> = [
   ['a symlink loop', 'loop/x.md', 'ERROR(INVALID_PATH): Too many levels of symbolic links: ~/loop/x.md'],
 ];
 
-describe('defect 7: malformed paths in file commands', () => {
+describe('malformed paths in file commands', () => {
   it.each(COMMANDS.flatMap(([name, cmd]) => CLASSES.map(([cls, p, want]) => [name, cls, cmd(p), want])))('%s with %s answers INVALID_PATH', async (_n, _c, cmd, want) => {
     const r = await exec(d.base, 'pat', 'main', cmd);
     expect(r.head?.code).toBe('INVALID_PATH');

@@ -67,7 +67,7 @@ afterAll(async () => {
   await new Promise<void>((r) => (web ? web.close(() => r()) : r()));
 });
 
-describe('defect 3: a CLI action never runs text a value smuggles into an arithmetic context', () => {
+describe('a CLI action never runs text a value smuggles into an arithmetic context', () => {
   it('when --n is a[$(touch …)] in $(( {n} + 1 )), then INVALID_ARGS and nothing runs', async () => {
     await exec(d.base, 'eve', 'main', '/open ~/calc.md');
     const r = await exec(d.base, 'eve', 'main', `/act.calc --n '${HOSTILE}'`);

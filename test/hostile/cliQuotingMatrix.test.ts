@@ -161,7 +161,7 @@ afterAll(() => { if (dir) rmSync(dir, { recursive: true, force: true }); });
 
 const show = (c: Case) => JSON.stringify(c.value.split(marker).join('M').replace(/M-\d+/g, 'M'));
 
-describe('defect 3: CLI quoting matrix (context × hostile value, marker never created)', () => {
+describe('CLI quoting matrix (context × hostile value, marker never created)', () => {
   it('runs the whole matrix, and sees an injection where one happens (eval, the control)', () => {
     expect([...cases.values()].flat().length).toBeGreaterThan(1000);
     expect(cases.get('control')?.[0]).toMatchObject({ injected: true });

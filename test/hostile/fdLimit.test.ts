@@ -49,7 +49,7 @@ function openLogs(pid: number): number {
   return n;
 }
 
-describe(`defect 5: ${AGENTS} agents under ulimit -n ${LIMIT}`, () => {
+describe(`${AGENTS} agents under ulimit -n ${LIMIT}`, () => {
   it('when every agent receives a webhook event, then nothing fails with EMFILE and the log descriptors stay bounded', async () => {
     const dataDir = tempDir();
     const { base, pid } = await startLimited(dataDir, LIMIT);

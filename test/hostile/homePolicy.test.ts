@@ -32,7 +32,7 @@ async function refused(body: Record<string, unknown>, error: string, message: st
   expect((await json(d.base, 'GET', '/health')).body.agents).toBe(1);
 }
 
-describe('defect 4: homes and allowed paths never overlap the data directory', () => {
+describe('homes and allowed paths never overlap the data directory', () => {
   it('when the home is the data directory, then 400 Invalid home', async () => {
     await refused({ agent_id: 'hm', home: data }, 'Invalid home', `${data} is the Loom data directory`);
   });
@@ -76,7 +76,7 @@ describe('defect 4: homes and allowed paths never overlap the data directory', (
   });
 });
 
-describe('defect 6: homes that cannot be folders are 400, not 500', () => {
+describe('homes that cannot be folders are 400, not 500', () => {
   it.each([
     ['/dev/null', '/dev/null is not a directory'],
     ['/dev/null/x', '/dev/null is not a directory'],

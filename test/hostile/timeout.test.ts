@@ -58,7 +58,7 @@ async function until(ok: () => boolean, tries = 400): Promise<boolean> {
 
 const pidIn = (file: string) => Number(readFileSync(file, 'utf8').trim());
 
-describe('/exec --timeout bounds the topic (issue 12 defect 9)', () => {
+describe('/exec --timeout bounds the topic', () => {
   it('when a process that left the group holds the pipes, then TIMEOUT comes back while it still runs, and the topic takes the next command', async () => {
     const pidFile = join(dir, 'setsid.pid');
     const r = await client.exec('t1', `/exec --timeout 2 echo before; setsid sh -c 'echo $$ > ${pidFile}; exec sleep 45' & sleep 60`);

@@ -68,7 +68,7 @@ afterAll(() => {
   }
 });
 
-describe('README quickstart (issue 19: the walkthrough cannot drift)', () => {
+describe('README quickstart: the walkthrough cannot drift', () => {
   it('the README has the walkthrough blocks, marked for testing', () => {
     const blocks = testBlocks(README);
     expect(blocks.length).toBeGreaterThanOrEqual(6);

@@ -24,7 +24,7 @@ const rec = (over: Partial<CapabilityRecord> = {}): CapabilityRecord => {
 };
 const journalLines = (dir: string) => readFileSync(join(dir, 'capabilities.journal.jsonl'), 'utf8').split('\n').filter(Boolean);
 
-describe('capability journal (defect 11)', () => {
+describe('capability journal', () => {
   it('when 1,500 capabilities exist, then one more mint appends one journal line and leaves capabilities.json untouched', async () => {
     const dir = tempDir();
     const store = await CapabilityStore.open(dir, T0);
