@@ -75,11 +75,11 @@ export class ObjectSerialiser {
     const cmd = kept.cmd;
     const phase = ev.type.slice('command.'.length) as 'queued' | 'started' | 'refused' | 'finished';
     const at = iso(ev.at);
-    if (ev.type === 'command.refused') return { type: 'command', phase, agent_id: ev.agentId, topic: ev.topic, ticket: t.id, cmd, via: t.via, at, ok: false, code: ev.reason };
+    if (ev.type === 'command.refused') return { type: 'command', phase, agent_id: ev.agentId, topic: ev.topic, ticket: t.id, cmd, via: t.via, request_id: t.requestId, at, ok: false, code: ev.reason };
     if (ev.type === 'command.finished') {
-      return { type: 'command', phase, agent_id: ev.agentId, topic: ev.topic, ticket: t.id, cmd, via: t.via, at, ok: ev.result.ok, code: ev.result.code, duration_ms: ev.at - (t.startedAt ?? ev.at) };
+      return { type: 'command', phase, agent_id: ev.agentId, topic: ev.topic, ticket: t.id, cmd, via: t.via, request_id: t.requestId, at, ok: ev.result.ok, code: ev.result.code, duration_ms: ev.at - (t.startedAt ?? ev.at) };
     }
-    return { type: 'command', phase, agent_id: ev.agentId, topic: ev.topic, ticket: t.id, cmd, via: t.via, at };
+    return { type: 'command', phase, agent_id: ev.agentId, topic: ev.topic, ticket: t.id, cmd, via: t.via, request_id: t.requestId, at };
   }
 }
 
