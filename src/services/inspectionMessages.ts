@@ -115,7 +115,8 @@ export type MasksOf = (agentId: string, vars?: ReadonlyMap<string, string>) => V
 
 /** The public form of a ticket (cmd redacted with its topic's masks, body never). */
 export function ticketView(t: Ticket, now: number, masks: ValueMasks | null, waitMs?: number): Record<string, unknown> {
-  const base = { ticket: t.id, cmd: redactCommand(t.cmd, masks), request_id: t.requestId, via: t.via };
+  // A client may send anything as its request id, a token too: masked as the request log masks it.
+  const base = { ticket: t.id, cmd: redactCommand(t.cmd, masks), request_id: t.requestId === null ? null : redactText(t.requestId, masks), via: t.via };
   if (t.startedAt !== null) return { ...base, started_at: iso(t.startedAt), elapsed_ms: now - t.startedAt };
   return { ...base, queued_at: iso(t.queuedAt), waited_ms: now - t.queuedAt, ...(waitMs !== undefined ? { expires_in_ms: Math.max(0, t.queuedAt + waitMs - now) } : {}) };
 }

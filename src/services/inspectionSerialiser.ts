@@ -1,5 +1,5 @@
 import type { AnyActorRef } from 'xstate';
-import { redactCommand, type ValueMasks } from '../domain/redact.js';
+import { redactCommand, redactText, type ValueMasks } from '../domain/redact.js';
 import type { CommandEvent } from '../domain/ticket.js';
 import { detailOf, iso, machineOf, type CommandFacts, type InspectorMessage, type Snap } from './inspectionMessages.js';
 import type { SnapshotEvent } from '../adapters/xstateSnapshots.js';
@@ -195,7 +195,7 @@ export class InspectionSerialiser {
     const masksId = f.masks?.id ?? 0;
     let kept = this.shown.get(t);
     if (kept === undefined || kept.masksId !== masksId) {
-      const fields = `"agent_id":${JSON.stringify(f.agentId)},"topic":${JSON.stringify(f.topic)},"ticket":${JSON.stringify(t.id)},"cmd":${JSON.stringify(redactCommand(t.cmd, f.masks))}${member('via', t.via)},"request_id":${JSON.stringify(t.requestId)}`;
+      const fields = `"agent_id":${JSON.stringify(f.agentId)},"topic":${JSON.stringify(f.topic)},"ticket":${JSON.stringify(t.id)},"cmd":${JSON.stringify(redactCommand(t.cmd, f.masks))}${member('via', t.via)},"request_id":${JSON.stringify(t.requestId === null ? null : redactText(t.requestId, f.masks))}`;
       kept = { fields, masksId };
       this.shown.set(t, kept);
     }

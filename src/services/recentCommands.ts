@@ -1,4 +1,4 @@
-import { maskValues, redactCommand, type ValueMasks } from '../domain/redact.js';
+import { maskValues, redactCommand, redactText, type ValueMasks } from '../domain/redact.js';
 import type { CommandEvent } from '../domain/ticket.js';
 
 /** How many finished or refused commands each topic keeps for the inspector (behaviour.md §13.2). */
@@ -51,7 +51,7 @@ export class RecentCommands {
     const started = ev.type === 'command.finished' ? t.startedAt ?? ev.at : ev.at;
     const masks = masksOf(ev.agentId, topicId);
     const entry: Kept = {
-      ticket: t.id, cmd: redactCommand(t.cmd, masks), masksId: masks?.id ?? 0, request_id: t.requestId, via: t.via,
+      ticket: t.id, cmd: redactCommand(t.cmd, masks), masksId: masks?.id ?? 0, request_id: t.requestId === null ? null : redactText(t.requestId, masks), via: t.via,
       ok: ev.type === 'command.finished' ? ev.result.ok : false,
       code: ev.type === 'command.finished' ? ev.result.code : ev.reason,
       queued_ms: Math.max(0, started - t.queuedAt), duration_ms: Math.max(0, ev.at - started), atMs: ev.at,

@@ -1,7 +1,7 @@
 import { expect } from '@jest/globals';
 import type { AnyActorRef, InspectionEvent } from 'xstate';
 import { detailOf, iso, machineOf, type InspectorMessage, type Snap } from '../../src/services/inspectionMessages.js';
-import { maskValues, redactCommand, type ValueMasks } from '../../src/domain/redact.js';
+import { maskValues, redactCommand, redactText, type ValueMasks } from '../../src/domain/redact.js';
 import type { SessionEvent } from '../../src/domain/session.js';
 import type { CommandEvent } from '../../src/domain/ticket.js';
 import type { LoomSystem } from '../../src/actors/system.js';
@@ -76,11 +76,11 @@ export class ObjectSerialiser {
     const cmd = kept.cmd;
     const phase = ev.type.slice('command.'.length) as 'queued' | 'started' | 'refused' | 'finished';
     const at = iso(ev.at);
-    if (ev.type === 'command.refused') return { type: 'command', phase, agent_id: ev.agentId, topic: ev.topic, ticket: t.id, cmd, via: t.via, request_id: t.requestId, at, ok: false, code: ev.reason };
+    if (ev.type === 'command.refused') return { type: 'command', phase, agent_id: ev.agentId, topic: ev.topic, ticket: t.id, cmd, via: t.via, request_id: t.requestId === null ? null : redactText(t.requestId, masks), at, ok: false, code: ev.reason };
     if (ev.type === 'command.finished') {
-      return { type: 'command', phase, agent_id: ev.agentId, topic: ev.topic, ticket: t.id, cmd, via: t.via, request_id: t.requestId, at, ok: ev.result.ok, code: ev.result.code, duration_ms: ev.at - (t.startedAt ?? ev.at) };
+      return { type: 'command', phase, agent_id: ev.agentId, topic: ev.topic, ticket: t.id, cmd, via: t.via, request_id: t.requestId === null ? null : redactText(t.requestId, masks), at, ok: ev.result.ok, code: ev.result.code, duration_ms: ev.at - (t.startedAt ?? ev.at) };
     }
-    return { type: 'command', phase, agent_id: ev.agentId, topic: ev.topic, ticket: t.id, cmd, via: t.via, request_id: t.requestId, at };
+    return { type: 'command', phase, agent_id: ev.agentId, topic: ev.topic, ticket: t.id, cmd, via: t.via, request_id: t.requestId === null ? null : redactText(t.requestId, masks), at };
   }
 }
 
