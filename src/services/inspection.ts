@@ -231,11 +231,9 @@ export class Inspection {
       }
     });
     const offCommands = this.observeCommands((ev) => send(serialiser.commandFacts(ev)));
+    // Session changes are few: written at once, with the topic's masks of that moment.
+    const onSession = (ev: HistorySessionChange) => send({ kind: 'other', json: sessionJson(ev, this.masksFor(ev.agentId, ev.topicId)) });
     this.historyObservers.add(onSession);
-    function onSession(ev: HistorySessionChange): void {
-      send({ kind: 'other', json: sessionJson(ev, masksOf(ev)) });
-    }
-    const masksOf = (ev: HistorySessionChange) => this.masksFor(ev.agentId, ev.topicId);
     return {
       unsubscribe: () => {
         offSnapshots();
