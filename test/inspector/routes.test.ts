@@ -34,7 +34,7 @@ describe('GET /inspect and its assets (behaviour.md §13.1)', () => {
   });
 
   it('the page and its scripts name no other host: nothing is fetched from a CDN or the network', async () => {
-    for (const name of ['app.js', 'model.js', 'view.js', 'diagram.js', 'dom.js', 'style.css']) {
+    for (const name of ['app.js', 'model.js', 'view.js', 'diagram.js', 'dom.js', 'timeline.js', 'style.css']) {
       const body = (await raw(t.port, { path: `/inspect/assets/${name}` })).body;
       // The SVG namespace is an identifier, not a request.
       expect(body.replaceAll('http://www.w3.org/2000/svg', '')).not.toMatch(/(https?:)?\/\/[a-z0-9.-]+\.[a-z]{2,}/i);
