@@ -31,9 +31,6 @@ const defectRules = {
   'no-self-compare': 'error',
   '@typescript-eslint/no-for-in-array': 'error',
   '@typescript-eslint/no-implied-eval': 'error',
-  '@typescript-eslint/no-base-to-string': 'error',
-  '@typescript-eslint/only-throw-error': 'error',
-  '@typescript-eslint/prefer-promise-reject-errors': 'error',
   '@typescript-eslint/restrict-plus-operands': 'error',
   '@typescript-eslint/no-unused-vars': [
     'error',
