@@ -32,6 +32,12 @@ const defectRules = {
   '@typescript-eslint/no-for-in-array': 'error',
   '@typescript-eslint/no-implied-eval': 'error',
   '@typescript-eslint/restrict-plus-operands': 'error',
+  '@typescript-eslint/no-array-delete': 'error',
+  // A new member of a union must be handled wherever a switch lists the others.
+  '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
+  '@typescript-eslint/no-unused-expressions': 'error',
+  // A catch or block with nothing in it, not even a comment saying why (architecture.md: no empty catch).
+  'no-empty': 'error',
   '@typescript-eslint/no-unused-vars': [
     'error',
     {
