@@ -9,7 +9,7 @@ type Vars = Map<string, string>;
 /**
  * behaviour.md §6.2 file format, held in Maps: app names, config names and variable names are user
  * text, and a plain object would answer `constructor` or `toString` with its prototype's members
- * (issue 12, defects 1–2: one agent's secret read by another, the daemon killed by `$keys`).
+ * (a lookup could then reach another agent's entry or crash the daemon).
  */
 interface EnvData {
   global: Vars;

@@ -10,7 +10,7 @@ import { tempDir } from '../helpers/daemon.js';
 
 /**
  * Builders for action documents and command contexts, so the actions side can be driven without
- * the documents parser (issue 5).
+ * the documents parser.
  */
 
 /** A field: `f('query', 'string', { required: true, alias: 'q' })`. */

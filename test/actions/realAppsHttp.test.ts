@@ -114,7 +114,7 @@ describe('real app: cookbook weather (wttr.in, default action, $CITY, shortcuts)
     const r = await w.exec('app:wttr:seoul', '/act.now @city-1');
     const body = r.body ?? '';
     expect(body).toBe('ERROR(INVALID_ARGS): Too many positional values for /act.now: 1 given, 0 expected (none)\nRecovery: /act.now --city @city-1');
-    // The Recovery line is the exact call that works (issue 19 point 9).
+    // The Recovery line is the exact call that works.
     const fixed = await w.exec('app:wttr:seoul', body.split('\nRecovery: ')[1]);
     expect(fixed.head?.ok).toBe(true);
   });

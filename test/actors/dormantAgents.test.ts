@@ -3,7 +3,7 @@ import { call, startApp, type TestApp } from '../helpers/app.js';
 import { tempDir } from '../helpers/daemon.js';
 
 /**
- * Issue 13, cold start: after a restart, registered agents are dormant (their registry record only)
+ * Cold start: after a restart, registered agents are dormant (their registry record only)
  * until something touches them; every surface still answers as if they were all in the tree.
  */
 
@@ -30,7 +30,7 @@ async function restarted(): Promise<{ t: TestApp; hook: string }> {
   return { t, hook: hook.replace(/:\d+\//, `:${t.port}/`) };
 }
 
-describe('dormant agents after a restart (issue 13)', () => {
+describe('dormant agents after a restart', () => {
   it('when the daemon restarts, then no agent actor is spawned, yet /agents, /health, /sessions and /inspect/state list every agent', async () => {
     const { t } = await restarted();
     expect(agentActors(t)).toEqual([]);

@@ -4,7 +4,7 @@ import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
 import { alive, loomProcesses, waitFor } from '../shell/support.js';
 
 /*
- * Issue 15 on the built daemon: `/exec` in `bash:<name>` topics runs in one persistent shell per
+ * On the built daemon: `/exec` in `bash:<name>` topics runs in one persistent shell per
  * topic (behaviour.md §8.3). Every agent id here is unique to this file, so the process-table checks
  * (processes whose environment carries LOOM_AGENT_ID=<id>) see only this file's shells.
  */

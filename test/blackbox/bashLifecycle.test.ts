@@ -4,7 +4,7 @@ import { startDaemon, tempDir, type RunningDaemon } from '../helpers/daemon.js';
 import { loomProcesses, waitFor } from '../shell/support.js';
 
 /*
- * Issue 15, lifecycle on the built daemon (behaviour.md §8.3): a shell ends with /close, DELETE
+ * Lifecycle on the built daemon (behaviour.md §8.3): a shell ends with /close, DELETE
  * /sessions, agent deletion, a change of home, POST /shutdown and SIGTERM, and no process it started
  * survives (the process table is read: every process whose environment has LOOM_AGENT_ID=<this
  * test's agent>). Each shell first starts a background job that would outlive a careless kill.

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { compileCacheDir } from '../../src/cli/compileCache.js';
 import { runCli, startDaemon, tempDir } from '../helpers/daemon.js';
 
-/** Issue 13, cold start: V8's compiled code kept between starts where Node has the API (>= 22.1). */
+/** Cold start: V8's compiled code kept between starts where Node has the API (>= 22.1). */
 const supported = typeof (module as { enableCompileCache?: unknown }).enableCompileCache === 'function';
 
 describe('the compile cache of `loom daemon`', () => {

@@ -74,7 +74,7 @@ describe('loom daemon process (behaviour.md §1.1)', () => {
   });
 });
 
-describe('black-box session (issue 2)', () => {
+describe('black-box session', () => {
   it('registers an agent, runs commands with exact SSE bytes, survives a restart, and stops on POST /shutdown', async () => {
     const dataDir = tempDir();
     let d = await startDaemon({ dataDir });

@@ -71,7 +71,7 @@ describe('daemon footprint (modules loaded on first use)', () => {
     expect(urls).not.toMatch(/node_modules\/turndown\//);
     // The hook sees CommonJS loads too (raw-body's iconv-lite, outside the bundle).
     expect(urls).toMatch(/cjs:.*node_modules\/iconv-lite\/lib\/index\.js/);
-    // Issue 13, cold start: the code-page tables are never parsed for UTF-8 work, and node-pty
+    // Cold start: the code-page tables are never parsed for UTF-8 work, and node-pty
     // (a native addon) waits for a bash topic or /describe.
     expect(urls).not.toMatch(/node_modules\/iconv-lite\/encodings\//);
     expect(urls).not.toMatch(/node-pty/);

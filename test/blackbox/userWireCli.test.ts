@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import { CLI, runCli, freePort, tempDir } from '../helpers/daemon.js';
 
 /*
- * `loom` driving a daemon of the user wire (issue 18: the CLI accepts --wire user, or detects the
+ * `loom` driving a daemon of the user wire (the CLI accepts --wire user, or detects the
  * wire from /describe): start, status, agent add|list|rm (users), the one-command form, stop.
  */
 

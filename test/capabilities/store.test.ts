@@ -42,7 +42,7 @@ describe('<data>/capabilities.json (behaviour.md §1.1)', () => {
     const dir = tempDir();
     const { svc, store } = await service(dir, T0);
     const m = await svc.mint('leo', spec());
-    // A mint is one journal line (issue 12: no whole-file rewrite per mint); the snapshot gets it at the next start.
+    // A mint is one journal line (no whole-file rewrite per mint); the snapshot gets it at the next start.
     const journal = readFileSync(join(dir, 'capabilities.journal.jsonl'), 'utf8');
     expect(journal).not.toContain(m.secret);
     expect(journal).not.toContain(m.secret.slice(5));

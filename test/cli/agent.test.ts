@@ -25,7 +25,7 @@ describe('behaviour.md §2.13 loom agent add|list|rm', () => {
   });
 
   it('when --home and --allow are given, then the registry keeps them', async () => {
-    // A home may not lie inside the data directory (behaviour.md §1.4, issue 12).
+    // A home may not lie inside the data directory (behaviour.md §1.4).
     const home = join(tempDir(), 'custom-home');
     const r = await loom(d, ['agent', 'add', 'mia', '--home', home, '--allow', '/srv/shared']);
     expect(r.stdout).toBe(`Added agent 'mia' · home ${home}\n`);

@@ -60,7 +60,7 @@ describe('behaviour.md §2.13 loom start|status|stop', () => {
     expect(r.stdout).toBe(`loom started on http://127.0.0.1:${env.port} (pid ${pid})\n`);
     expect(r.stderr.split('\n')[0]).toBe(`Starting loom on http://127.0.0.1:${env.port} (pid ${pid}, log ${join(env.dataDir, 'loom.log')}); waiting for it to answer…`);
     expect(alive(pid)).toBe(true);
-    // With the daemon's Node flags (src/cli/daemonFlags.ts: the young-generation cap, issue 13).
+    // With the daemon's Node flags (src/cli/daemonFlags.ts: the young-generation cap).
     const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
     expect(argv.slice(1, 1 + DAEMON_NODE_FLAGS.length)).toEqual([...DAEMON_NODE_FLAGS]);
     const health = await fetch(`http://127.0.0.1:${env.port}/health`);

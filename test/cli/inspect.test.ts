@@ -67,19 +67,29 @@ describe('loom top under a pseudo-terminal (behaviour.md §13.6)', () => {
   it('draws the topic with its running command and waiting count, and quits on q', async () => {
     const c = new LoomClient(d.base, 'leo');
     // Handled at once: a set-up that fails must not leave a rejection for a later test to trip on.
-    for (const cmd of ['/exec sleep 20', '/exec sleep 1', '/info']) pending.push(c.exec('slow', cmd).catch(() => undefined));
+    // One after another, each once it runs or waits: their order in the queue is what the screen shows.
+    const ids = ['r-run', 'r-wait-1', 'r-wait-2'];
+    for (const [i, cmd] of ['/exec sleep 20', '/exec sleep 1', '/info'].entries()) {
+      pending.push(c.exec('slow', cmd, ids[i]).catch(() => undefined));
+      for (let k = 0; k < 200; k++) {
+        const topic = (await c.inspectState()).body.agents.find((a) => a.agent_id === 'leo')?.topics.find((t) => t.topic === 'slow');
+        if (topic && (topic.running ? 1 : 0) + topic.waiting.length === i + 1) break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+    }
     let screen = '';
     pty = ptySpawn(process.execPath, [CLI, 'top'], { name: 'xterm-256color', cols: 120, rows: 40, cwd: process.cwd(), env: { ...process.env, ...env() } as Record<string, string> });
     ptyExit = new Promise((resolve) => pty?.onExit(({ exitCode }) => resolve(exitCode)));
     pty.onData((data) => { screen += data; });
     // Escape sequences removed: what a person reads on the terminal.
     const plain = () => screen.replace(/\x1b\[[0-9;?]*[A-Za-z]/g, '');
-    for (let i = 0; i < 300 && !/slow tab {2}executing {2}2 waiting/.test(plain()); i++) await new Promise((r) => setTimeout(r, 50));
+    for (let i = 0; i < 300 && !/slow tab {2}executing {2}waiting 2\/5/.test(plain()); i++) await new Promise((r) => setTimeout(r, 50));
     const text = plain();
-    expect(text).toMatch(/slow tab {2}executing {2}2 waiting/);
-    expect(text).toMatch(/running \/exec sleep 20 {2}\d/);
-    expect(text).toMatch(/waiting \/exec sleep 1 {2}[\d.]+m?s \(/);
-    expect(text).toMatch(/waiting \/info {2}[\d.]+m?s \(/);
+    // The limits, each waiting command's place, via and request id (behaviour.md §13.7).
+    expect(text).toMatch(/slow tab {2}executing {2}waiting 2\/5/);
+    expect(text).toMatch(/running \/exec sleep 20 {2}[\d.]+m?s exec request r-run/);
+    expect(text).toMatch(/#1 waiting \/exec sleep 1 {2}[\d.]+m?s \([\dm.]+s left of 2m00s\) exec request r-wait-1/);
+    expect(text).toMatch(/#2 waiting \/info {2}[\d.]+m?s \([\dm.]+s left of 2m00s\) exec request r-wait-2/);
     expect(text).toContain('agent leo');
     expect(screen).toContain('\x1b[?1049h');
     pty.write('q');

@@ -9,7 +9,7 @@ import { manifest, send, startFileServer, writeTree, type FileServer } from '../
 import { loom } from './support.js';
 
 /**
- * Issue 14 CLI: `loom install <source> [flags]` (progress from the install actor through GET
+ * The install CLI: `loom install <source> [flags]` (progress from the install actor through GET
  * /installs: a bar on a terminal, plain lines otherwise, none with --json; exit 1 on
  * INSTALL_FAILED), `loom packages`, `loom uninstall <name>`, against the built daemon.
  */

@@ -7,7 +7,7 @@ import { HUB_NAMES } from '../../src/domain/topic.js';
 import { bench, type CommandBench } from './support.js';
 
 /*
- * Issue 19 point 11: a hint must never name a command that does not exist. Every command word
+ * A hint must never name a command that does not exist. Every command word
  * named in /help, the /help entries, the hub pages, `next:` and `Recovery:` lines (found in the
  * sources, so failure paths no test runs are covered too) and the MCP tool description must
  * resolve to a registered command of the running daemon.
@@ -63,7 +63,7 @@ async function unresolved(texts: Array<{ where: string; text: string }>): Promis
   return bad;
 }
 
-describe('hint checker (issue 19 point 11)', () => {
+describe('hint checker', () => {
   it('the word finder sees command words and ignores paths and URLs', () => {
     expect(commandWords('next: /events.read <id> · /act.<id> --help · /ls ~/notes/a.md')).toEqual(['events', 'act', 'ls']);
     expect(commandWords('Recovery: /install <source> --app')).toEqual(['install']);
@@ -101,7 +101,7 @@ describe('hint checker (issue 19 point 11)', () => {
 
   it('every hint that promises a persistent shell is true: cwd and exports survive between /exec calls of a bash topic', async () => {
     const texts = [TOOL_DESCRIPTION, (await b.run('main', '/help exec')).body];
-    // The promises are made (issue 15 restored them) …
+    // The promises are made …
     expect(texts.filter((t) => /persistent shell|survive|keeps? (one|its own|a) shell/i.test(t))).toHaveLength(2);
     // … and kept.
     await b.run('bash:hints', '/exec cd /tmp && export LOOM_HINT_PROBE=kept');

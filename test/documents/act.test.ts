@@ -64,7 +64,7 @@ describe('/act.<id> --help (spec §4.10.5; behaviour.md §5.3, §5.5)', () => {
 
 describe('invocation hand-off (behaviour.md §2.1 step 5, §5.1)', () => {
   it('when the actions feature is missing (a wiring bug), then invoking answers INTERNAL_ERROR', async () => {
-    // The actions feature is part of the build since issue 6 merged: take its invoker out for this case.
+    // The actions feature is always part of the build: take its invoker out for this case.
     const { services } = d.app.c.system;
     const saved = services.actions;
     delete services.actions;

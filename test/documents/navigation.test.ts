@@ -207,7 +207,7 @@ describe('default action (behaviour.md §4.13, the actions feature provider)', (
     d.write('def.md', `---\ndefault: now\n---\n# Def\n\n${F}act.now\nCLI date\n${F}\n`);
   });
   it('when no actions feature is present, then /open shows only the document', async () => {
-    // The actions feature is part of the build since issue 6 merged: take its runner out for this case.
+    // The actions feature is always part of the build: take its runner out for this case.
     const { services } = d.app.c.system;
     const saved = services.actions;
     delete services.actions;

@@ -6,7 +6,7 @@ import { LoomClient } from '../../src/client/index.js';
 import { startDaemon, tempDir, type RunningDaemon } from '../helpers/daemon.js';
 
 /**
- * Crash safety of the inbox (issue 4): writers post webhooks in a loop, the real daemon is killed
+ * Crash safety of the inbox: writers post webhooks in a loop, the real daemon is killed
  * with SIGKILL at a random moment, restarted, and every event whose 202 was received must be in the
  * inbox exactly once with its text byte-identical. Repeated REPS times on one data directory, so
  * each restart also re-reads everything acknowledged before.

@@ -3,7 +3,7 @@ import type { RunningDaemon } from '../helpers/daemon.js';
 import { fuzzSession } from './session.js';
 
 /**
- * Issue 12: the bounded fuzz run of `npm test` — 2,000 generated /exec and /mcp inputs from a fixed
+ * The bounded fuzz run of `npm test` — 2,000 generated /exec and /mcp inputs from a fixed
  * seed against the built daemon. `npm run fuzz -- --seed N --count 100000` runs the long version.
  */
 

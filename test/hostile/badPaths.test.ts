@@ -5,7 +5,7 @@ import type { RunningDaemon } from '../helpers/daemon.js';
 import { alive, Daemons, exec, json } from './support.js';
 
 /**
- * Issue 12, defect 7: file commands given a path the file system cannot take (a 300-byte name, a
+ * File commands given a path the file system cannot take (a 300-byte name, a
  * 4 KiB path, a file standing where a folder should be, a symlink loop) answer INVALID_PATH or
  * NOT_FOUND with the path, never INTERNAL_ERROR. Every path-taking command is tried with every class.
  */
@@ -55,7 +55,7 @@ const CLASSES: Array<[string, string, string]> = [
   ['a symlink loop', 'loop/x.md', 'ERROR(INVALID_PATH): Too many levels of symbolic links: ~/loop/x.md'],
 ];
 
-describe('defect 7: malformed paths in file commands', () => {
+describe('malformed paths in file commands', () => {
   it.each(COMMANDS.flatMap(([name, cmd]) => CLASSES.map(([cls, p, want]) => [name, cls, cmd(p), want])))('%s with %s answers INVALID_PATH', async (_n, _c, cmd, want) => {
     const r = await exec(d.base, 'pat', 'main', cmd);
     expect(r.head?.code).toBe('INVALID_PATH');

@@ -6,8 +6,8 @@ import { tempDir, type RunningDaemon } from '../helpers/daemon.js';
 import { alive, Daemons, exec, json } from './support.js';
 
 /**
- * Issue 12, defect 3 end to end: `CLI echo $(( {n} + 1 ))` called with `--n 'a[$(touch …)]'` ran the
- * command. Through the daemon, a hostile value is refused before anything runs — typed by the
+ * The evaluation rule end to end: `CLI echo $(( {n} + 1 ))` called with `--n 'a[$(touch …)]'` would
+ * run the command. Through the daemon, a hostile value is refused before anything runs — typed by the
  * caller, or stored as a value shortcut by a web page's response template — and numbers still work.
  */
 
@@ -67,7 +67,7 @@ afterAll(async () => {
   await new Promise<void>((r) => (web ? web.close(() => r()) : r()));
 });
 
-describe('defect 3: a CLI action never runs text a value smuggles into an arithmetic context', () => {
+describe('a CLI action never runs text a value smuggles into an arithmetic context', () => {
   it('when --n is a[$(touch …)] in $(( {n} + 1 )), then INVALID_ARGS and nothing runs', async () => {
     await exec(d.base, 'eve', 'main', '/open ~/calc.md');
     const r = await exec(d.base, 'eve', 'main', `/act.calc --n '${HOSTILE}'`);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { substituteCommand } from '../../src/sfmd/shellQuote.js';
 
 /**
- * Issue 12, defect 3: every quoting context a CLI template can give a placeholder × every class of
+ * Every quoting context a CLI template can give a placeholder × every class of
  * hostile value. Each substituted command really runs under bash; a marker file that a successful
  * injection would create must never exist. Plain contexts print exactly the value; contexts where
  * bash evaluates the text a second time (arithmetic, variable names) accept numbers (or names) and
@@ -161,7 +161,7 @@ afterAll(() => { if (dir) rmSync(dir, { recursive: true, force: true }); });
 
 const show = (c: Case) => JSON.stringify(c.value.split(marker).join('M').replace(/M-\d+/g, 'M'));
 
-describe('defect 3: CLI quoting matrix (context × hostile value, marker never created)', () => {
+describe('CLI quoting matrix (context × hostile value, marker never created)', () => {
   it('runs the whole matrix, and sees an injection where one happens (eval, the control)', () => {
     expect([...cases.values()].flat().length).toBeGreaterThan(1000);
     expect(cases.get('control')?.[0]).toMatchObject({ injected: true });

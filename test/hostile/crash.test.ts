@@ -6,7 +6,7 @@ import { tempDir, type RunningDaemon } from '../helpers/daemon.js';
 import { Daemons, exec, json } from './support.js';
 
 /**
- * Issue 12: `kill -9` at random moments under load, 5 cycles. A webhook writer at full speed plus
+ * `kill -9` at random moments under load, 5 cycles. A webhook writer at full speed plus
  * registrations, mints and `/set`s (every registry and store written at once); after each restart
  * every 202'd event is in the inbox, every 200'd agent and 201'd capability is there, the registry
  * loads, and no temp file of an interrupted write is left in the data directory.

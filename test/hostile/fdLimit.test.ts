@@ -7,10 +7,10 @@ import { CLI, freePort, tempDir } from '../helpers/daemon.js';
 import { exec, json } from './support.js';
 
 /**
- * Issue 12, defect 5: every agent's inbox log kept a descriptor open for ever, so under
- * `ulimit -n 256` the 233rd agent's webhook, `/agents`, `/ls` and `/exec` failed with EMFILE, and
- * POST /agents that failed were applied in memory anyway. Log descriptors are now a bounded pool
- * and every registry change is written before it is applied.
+ * Under a low `ulimit -n`, many agents with inbox logs must not exhaust the descriptors: webhooks,
+ * `/agents`, `/ls` and `/exec` keep working, and a POST /agents that fails is not applied in memory.
+ * Log descriptors are a bounded pool (docs/decisions/0011) and every registry change is written
+ * before it is applied (docs/decisions/0004).
  */
 
 const LIMIT = 96;
@@ -49,7 +49,7 @@ function openLogs(pid: number): number {
   return n;
 }
 
-describe(`defect 5: ${AGENTS} agents under ulimit -n ${LIMIT}`, () => {
+describe(`${AGENTS} agents under ulimit -n ${LIMIT}`, () => {
   it('when every agent receives a webhook event, then nothing fails with EMFILE and the log descriptors stay bounded', async () => {
     const dataDir = tempDir();
     const { base, pid } = await startLimited(dataDir, LIMIT);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { RunningDaemon } from '../helpers/daemon.js';
 import { Daemons, exec, json } from './support.js';
 
-/** What the issue 12 fuzzer found beyond the twelve defects, each pinned by a test. */
+/** What the fuzzer found beyond the hostile suites' own cases, each pinned by a test. */
 
 const daemons = new Daemons();
 let d: RunningDaemon;

@@ -5,7 +5,7 @@ import { tempDir, type RunningDaemon } from '../helpers/daemon.js';
 import { alive, Daemons, json } from './support.js';
 
 /**
- * Issue 12, defects 4 and 6: a home or allowed path that is, contains or lies inside the data
+ * A home or allowed path that is, contains or lies inside the data
  * directory would put agents.json (every webhook token), capability hashes and env stores in reach
  * of /fs and file commands, so POST /agents refuses it; a home that cannot be a folder is a 400
  * too, never a 500. A refused registration changes nothing, in memory or on disk.
@@ -32,7 +32,7 @@ async function refused(body: Record<string, unknown>, error: string, message: st
   expect((await json(d.base, 'GET', '/health')).body.agents).toBe(1);
 }
 
-describe('defect 4: homes and allowed paths never overlap the data directory', () => {
+describe('homes and allowed paths never overlap the data directory', () => {
   it('when the home is the data directory, then 400 Invalid home', async () => {
     await refused({ agent_id: 'hm', home: data }, 'Invalid home', `${data} is the Loom data directory`);
   });
@@ -76,7 +76,7 @@ describe('defect 4: homes and allowed paths never overlap the data directory', (
   });
 });
 
-describe('defect 6: homes that cannot be folders are 400, not 500', () => {
+describe('homes that cannot be folders are 400, not 500', () => {
   it.each([
     ['/dev/null', '/dev/null is not a directory'],
     ['/dev/null/x', '/dev/null is not a directory'],

@@ -7,7 +7,7 @@ import type { RunningDaemon } from '../helpers/daemon.js';
 import { alive, Daemons, exec, json, LEGAL_PROTO_IDS, mcpCall, PROTO_KEYS, toolText } from './support.js';
 
 /**
- * Issue 12, defects 1 and 2: every table keyed by user text is a Map or a null-prototype object.
+ * Every table keyed by user text is a Map or a null-prototype object.
  * `__proto__`, `constructor`, `prototype`, `toString`, `hasOwnProperty` and `valueOf` are fed as
  * agent ids (where legal), topic segments, app and config names, variable names, field names,
  * shortcut names, command words, header names and JSON keys; the daemon stays up and every answer
@@ -73,7 +73,7 @@ afterAll(async () => {
   await new Promise<void>((r) => (sink ? sink.close(() => r()) : r()));
 });
 
-describe('defect 2: env scopes named after Object.prototype members', () => {
+describe('env scopes named after Object.prototype members', () => {
   it('when alice stores a secret in app:mail:constructor, then bob in app:x:constructor does not see it, and alice keeps it across a restart', async () => {
     const set = await exec(d.base, 'alice', 'app:mail:constructor', '/set $MAIL_TOKEN = "alice-secret-42"');
     expect(set.body).toBe('$MAIL_TOKEN set (config mail:constructor)');
@@ -99,7 +99,7 @@ describe('defect 2: env scopes named after Object.prototype members', () => {
   });
 });
 
-describe('defect 1: names that reach Object.prototype never change the daemon', () => {
+describe('names that reach Object.prototype never change the daemon', () => {
   it.each(LEGAL_PROTO_IDS.flatMap((k) => [`app:x:${k}`, `app:${k}:${k}`].map((t) => [t])))('when %s sets $keys, $entries and $assign, then the daemon stays up and later calls still work', async (topic) => {
     const r = await exec(d.base, 'bob', topic, '/set $keys = "1"\n$entries = "2"\n$assign = "3"');
     expect(r.head?.ok).toBe(true);

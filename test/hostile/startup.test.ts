@@ -6,7 +6,7 @@ import { CLI, freePort, tempDir } from '../helpers/daemon.js';
 import { Daemons, exec, json } from './support.js';
 
 /**
- * Issue 12, defects 8 and 10: start-ups on damaged data. A damaged line of an inbox log is kept in a
+ * Start-ups on damaged data. A damaged line of an inbox log is kept in a
  * quarantine file beside the log (and the warning says where), never deleted by the next compaction;
  * a registry holding `null` or a malformed record stops the daemon with one line naming the problem;
  * an inbox log that is a folder is one clear line and exit 1, not a stack trace; temp files of
@@ -42,7 +42,7 @@ function dataWithLeo(): { dir: string; state: string } {
   return { dir, state };
 }
 
-describe('defect 8: damaged files at start-up', () => {
+describe('damaged files at start-up', () => {
   it('when a middle line of events.jsonl is damaged, then it is quarantined beside the log, the warning names the file, and it survives later compactions', async () => {
     const { dir, state } = dataWithLeo();
     const log = join(state, 'events.jsonl');
@@ -154,7 +154,7 @@ describe('defect 8: damaged files at start-up', () => {
   });
 });
 
-describe('defect 10: temp files of interrupted writes', () => {
+describe('temp files of interrupted writes', () => {
   it('when .<file>.<hex>.tmp files were left by a crash, then start-up removes them and nothing else', async () => {
     const { dir, state } = dataWithLeo();
     const leftovers = [

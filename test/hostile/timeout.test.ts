@@ -5,7 +5,7 @@ import { LoomClient } from '../../src/client/index.js';
 import { startDaemon, tempDir, type RunningDaemon } from '../helpers/daemon.js';
 
 /**
- * Issue 12 defect 9: the `/exec` time limit bounds the topic (behaviour.md §8.1–8.2). When it passes,
+ * The `/exec` time limit bounds the topic (behaviour.md §8.1–8.2). When it passes,
  * the answer comes back whatever still holds the output pipes: a process that left the group
  * (`setsid`) is detached, a background job of the group is killed (SIGINT, then SIGKILL 2 s later).
  * Each test proves the order of events rather than timing it: the answer arrives while the
@@ -58,7 +58,7 @@ async function until(ok: () => boolean, tries = 400): Promise<boolean> {
 
 const pidIn = (file: string) => Number(readFileSync(file, 'utf8').trim());
 
-describe('/exec --timeout bounds the topic (issue 12 defect 9)', () => {
+describe('/exec --timeout bounds the topic', () => {
   it('when a process that left the group holds the pipes, then TIMEOUT comes back while it still runs, and the topic takes the next command', async () => {
     const pidFile = join(dir, 'setsid.pid');
     const r = await client.exec('t1', `/exec --timeout 2 echo before; setsid sh -c 'echo $$ > ${pidFile}; exec sleep 45' & sleep 60`);

@@ -29,7 +29,7 @@ const output: ExecOutput = {
 const finished = { ...base, type: 'command.finished', result: { ok: true, code: null, body: '', meta: null, topic: 'bash:b', topicType: 'bash' }, output } as CommandEvent;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe('http/sse.ts streamCommand: when the answer goes out (behaviour.md §9.4, issue 15)', () => {
+describe('http/sse.ts streamCommand: when the answer goes out (behaviour.md §9.4)', () => {
   it('when the command finishes within the headers window, then headers and events go out in one end() with a Content-Length', async () => {
     const { res, calls } = fakeResponse();
     let emit!: (ev: CommandEvent) => void;

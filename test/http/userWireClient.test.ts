@@ -9,7 +9,7 @@ import { startApp, type TestApp } from '../helpers/app.js';
 import { tempDir } from '../helpers/daemon.js';
 
 /*
- * The client on either wire (issue 18: "the client accepts --wire user or detects it from /describe"):
+ * The client on either wire (it accepts --wire user or detects the wire from /describe):
  * the user wire's header, resource and fields; detection from /describe; auto mode.
  */
 

@@ -5,7 +5,7 @@ import { call, raw, startApp, type TestApp } from '../helpers/app.js';
 import { tempDir } from '../helpers/daemon.js';
 
 /*
- * Packages on the user wire (issue 14 merged into issue 18; behaviour.md §11: what the table does not
+ * Packages on the user wire (behaviour.md §11: what the table does not
  * list behaves as the agent wire with "agent" read as "user"): /install, /packages, /uninstall run in
  * the user's topics (no hubs on this wire), the registry lives in <data>/users/<id>/state/ (the two
  * wires never share state), and GET /packages, GET /installs speak X-User-Id and user_id.

@@ -70,10 +70,10 @@ describe('the inspector page in chromium (behaviour.md §13.5)', () => {
       bars: el.querySelectorAll('ol.waiting .bar').length,
     }));
     const first = await look();
-    expect(first).toEqual({ state: 'executing', running: '/exec sleep 5 && echo slow-1', waited: [expect.any(Number), expect.any(Number)], count: '2 waiting', bars: 2 });
+    expect(first).toEqual({ state: 'executing', running: '/exec sleep 5 && echo slow-1', waited: [expect.any(Number), expect.any(Number)], count: 'waiting 2/5', bars: 2 });
     await page.waitForTimeout(600);
     const later = await look();
-    expect(later).toMatchObject({ state: 'executing', running: '/exec sleep 5 && echo slow-1', count: '2 waiting' });
+    expect(later).toMatchObject({ state: 'executing', running: '/exec sleep 5 && echo slow-1', count: 'waiting 2/5' });
     expect(later.waited[0]).toBeGreaterThan(first.waited[0]);
     expect(later.waited[1]).toBeGreaterThan(first.waited[1]);
     expect(first.waited[0]).toBeGreaterThan(first.waited[1]);
@@ -104,6 +104,78 @@ describe('the inspector page in chromium (behaviour.md §13.5)', () => {
     await shell.click();
     await page.waitForSelector('#diagram svg[data-machine="shell"] g.node.current[data-state="ready"]');
     expect(await page.locator('#detail-title').textContent()).toBe('shell leo/bash:sh');
+    expect(errors).toEqual([]);
+  }, 90000);
+
+  it('explains a queue: its limits, each waiting command\'s place and request id, a history from before the page opened, session changes; diagram labels apart (behaviour.md §13.7)', async () => {
+    const base = (d as RunningDaemon).base;
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    await page.goto('about:blank');
+    const c = new LoomClient(base, 'leo');
+    // Run with nobody watching: the page opened later shows it from the daemon's history.
+    expect((await c.exec('past', '/exec sleep 2')).head?.ok).toBe(true);
+    const state = await (await fetch(`${base}/inspect/state`)).json() as { agents: Array<{ agent_id: string; topics: Array<{ topic: string; recent: Array<{ duration_ms: number }> }> }> };
+    const ran = state.agents.find((a) => a.agent_id === 'leo')!.topics.find((t) => t.topic === 'past')!.recent[0].duration_ms;
+    expect(ran).toBeGreaterThanOrEqual(2000);
+    await page.goto(`${base}/inspect`);
+    await page.waitForSelector('#conn[data-conn="live"]');
+    await card('past').click();
+    await page.waitForSelector('#detail-title:text("topic leo/past")');
+    expect(await page.locator('#history-start').textContent()).toMatch(/^History since \d\d:\d\d:\d\d \([\d.]+ s ago\), when the topic started: nothing is missing\.$/);
+    const executing = Number(await page.locator('#strip .seg[data-state="executing"]').getAttribute('data-duration-ms'));
+    expect(Math.abs(executing - ran)).toBeLessThanOrEqual(ran * 0.1);
+    const lasted = Number(await page.locator('#timeline li[data-type="state"][data-from="executing"][data-to="idle"]').getAttribute('data-lasted-ms'));
+    expect(Math.abs(lasted - ran)).toBeLessThanOrEqual(ran * 0.1);
+    expect(await page.locator('#strip .seg[data-state="executing"] .seg-label').textContent()).toMatch(/^2\.\d s$/);
+    expect(await page.locator('#strip .axis .tick').count()).toBeGreaterThanOrEqual(2);
+    expect(await page.locator('#strip .legend li').allTextContents()).toEqual(['idle', 'executing', 'each bar is one stretch in one state; its length is time']);
+
+    // Diagram labels: no two overlap, none lies on a state.
+    const boxes = await page.locator('#diagram svg').evaluate((svg) => {
+      const box = (e: { getBoundingClientRect(): { x: number; y: number; width: number; height: number }; textContent: string | null }) => { const r = e.getBoundingClientRect(); return { x: r.x, y: r.y, w: r.width, h: r.height, what: e.textContent ?? '' }; };
+      return { labels: [...svg.querySelectorAll('text.edge-label')].map(box), nodes: [...svg.querySelectorAll('g.node rect:not(.inner)')].map(box) };
+    });
+    const overlap = (a: { x: number; y: number; w: number; h: number }, b: typeof a) => a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+    expect(boxes.labels.length).toBeGreaterThanOrEqual(5);
+    for (const [i, a] of boxes.labels.entries()) {
+      for (const b of boxes.labels.slice(i + 1)) expect([a.what, b.what, overlap(a, b)]).toEqual([a.what, b.what, false]);
+      for (const n of boxes.nodes) expect([a.what, n.what, overlap(a, n)]).toEqual([a.what, n.what, false]);
+    }
+
+    // Three commands in a queue: 2/5, their places, request ids and the wait limit.
+    pending.push(c.exec('q2', '/exec sleep 20', 'r-run').catch(() => undefined));
+    await card('q2').locator('.running .request').filter({ hasText: 'request r-run' }).waitFor();
+    pending.push(c.exec('q2', '/exec sleep 1', 'r-w1').catch(() => undefined));
+    await card('q2').locator('ol.waiting li').nth(0).waitFor();
+    pending.push(c.exec('q2', '/info', 'r-w2').catch(() => undefined));
+    await card('q2').locator('ol.waiting li').nth(1).waitFor();
+    const queue = await card('q2').evaluate((el) => ({
+      count: el.querySelector('.count')?.textContent,
+      waiting: [...el.querySelectorAll('ol.waiting li')].map((li) => [li.getAttribute('data-position'), li.getAttribute('data-request-id'), li.querySelector('.position')?.textContent, li.querySelector('.via')?.textContent]),
+      expires: el.querySelector('ol.waiting li .expires')?.textContent,
+      arrived: el.querySelector('ol.waiting li .arrived')?.textContent,
+    }));
+    expect(queue).toEqual({
+      count: 'waiting 2/5',
+      waiting: [['1', 'r-w1', '#1', 'via exec'], ['2', 'r-w2', '#2', 'via exec']],
+      expires: expect.stringMatching(/^[\d.]+ (s|min \d\d s) left of the 2 min 00 s limit$/),
+      arrived: expect.stringMatching(/^arrived \d\d:\d\d:\d\d$/),
+    });
+    await fetch(`${base}/sessions/leo/q2`, { method: 'DELETE' });
+
+    // Session changes reach the page live; the value set never does.
+    await card('past').click();
+    await c.exec('doc', '/write ~/page.md\n# Page\n\nText.');
+    await c.exec('doc', '/set {pin} = "browser-secret-3141"');
+    expect((await c.exec('doc', '/open ~/page.md')).head?.ok).toBe(true);
+    await card('doc').click();
+    await page.waitForSelector('#timeline li.session[data-type="session.opened"]');
+    expect(await page.locator('#timeline li.session[data-type="session.opened"] .session-detail').textContent()).toMatch(/^Page file:\/\/\/.*\/page\.md$/);
+    expect(await page.locator('#timeline li.session[data-type="session.set"] .session-detail').textContent()).toBe('session pin');
+    expect(await page.content()).not.toContain('browser-secret-3141');
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await page.screenshot({ path: join(ARTIFACTS, 'inspector-history.png'), fullPage: true });
     expect(errors).toEqual([]);
   }, 90000);
 

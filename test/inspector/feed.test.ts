@@ -164,7 +164,7 @@ describe('inspector feed (behaviour.md §13, "costs nothing while nobody watches
       for (const phase of ['started', 'finished'] as const) {
         // Facts not yet written (json undefined): the stand-in's `json` writes {type, ticket}.
         const live: LiveMessage = { kind: 'command', type: `command.${phase}`, agentId: 'leo', topic, ticketId: `t${n}`, ticket: { id: `t${n}` } as Ticket, at: 0, masks: null, ok: undefined, code: undefined, durationMs: undefined, json: undefined };
-        state.emit({ type: 'command', phase, agent_id: 'leo', topic, ticket: `t${n}`, cmd: '/help', via: 'exec', at: 'x' }, live);
+        state.emit({ type: 'command', phase, agent_id: 'leo', topic, ticket: `t${n}`, cmd: '/help', via: 'exec', request_id: null, at: 'x' }, live);
       }
     };
 

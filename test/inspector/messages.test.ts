@@ -25,7 +25,7 @@ describe('command messages', () => {
   it('each phase carries the redacted first line (the value masked, the body never) and its own fields', () => {
     const s = new InspectionSerialiser({ now: () => 2000 });
     const at = new Date(2000).toISOString();
-    const fields = { agent_id: 'ann', topic: 'main', ticket: 't1', cmd: '/set $TOKEN = "s3…"', via: 'exec', at };
+    const fields = { agent_id: 'ann', topic: 'main', ticket: 't1', cmd: '/set $TOKEN = "s3…"', via: 'exec', request_id: 'r1', at };
     // The JSON text, keys in this order (what the page receives).
     expect(s.fromCommand(ev('command.queued'))).toBe(JSON.stringify({ type: 'command', phase: 'queued', ...fields }));
     expect(s.fromCommand(ev('command.started'))).toBe(JSON.stringify({ type: 'command', phase: 'started', ...fields }));
@@ -47,7 +47,7 @@ describe('command messages', () => {
     const big = s.commandFacts({ type: 'command.started', agentId: 'ann', topic: 'main', ticket: long, at: 2000 } as unknown as CommandEvent);
     expect(big.ticket).toBeNull();
     expect(big.ticketId).toBe('t9');
-    expect(s.commandJson(big)).toBe(JSON.stringify({ type: 'command', phase: 'started', agent_id: 'ann', topic: 'main', ticket: 't9', cmd: '/write ~/big.txt', via: 'exec', at: new Date(2000).toISOString() }));
+    expect(s.commandJson(big)).toBe(JSON.stringify({ type: 'command', phase: 'started', agent_id: 'ann', topic: 'main', ticket: 't9', cmd: '/write ~/big.txt', via: 'exec', request_id: 'r1', at: new Date(2000).toISOString() }));
   });
 });
 

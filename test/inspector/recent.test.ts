@@ -21,8 +21,8 @@ describe('recent commands per topic (behaviour.md §13.2)', () => {
     expect(RECENT_PER_TOPIC).toBe(20);
     expect(list).toHaveLength(20);
     expect(list.map((e) => e.ticket)).toEqual([...Array.from({ length: 19 }, (_, i) => `t${i + 7}`), 't27']);
-    expect(list[0]).toEqual({ ticket: 't7', cmd: '/info 7', via: 'exec', ok: false, code: 'NOT_FOUND', queued_ms: 5, duration_ms: 7, at: new Date(7012).toISOString() });
-    expect(list[19]).toEqual({ ticket: 't27', cmd: '/set $K = "se…"', via: 'exec', ok: false, code: 'QUEUE_TIMEOUT', queued_ms: 120000, duration_ms: 0, at: new Date(147000).toISOString() });
+    expect(list[0]).toEqual({ ticket: 't7', cmd: '/info 7', request_id: null, via: 'exec', ok: false, code: 'NOT_FOUND', queued_ms: 5, duration_ms: 7, at: new Date(7012).toISOString() });
+    expect(list[19]).toEqual({ ticket: 't27', cmd: '/set $K = "se…"', request_id: null, via: 'exec', ok: false, code: 'QUEUE_TIMEOUT', queued_ms: 120000, duration_ms: 0, at: new Date(147000).toISOString(), wait_limit_ms: 120000 });
     expect(JSON.stringify(list)).not.toMatch(/hidden|secret-value/);
     expect(r.of('topic:a/other')).toEqual([]);
     r.forget('topic:a/main');

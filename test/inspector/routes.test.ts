@@ -34,7 +34,7 @@ describe('GET /inspect and its assets (behaviour.md §13.1)', () => {
   });
 
   it('the page and its scripts name no other host: nothing is fetched from a CDN or the network', async () => {
-    for (const name of ['app.js', 'model.js', 'view.js', 'diagram.js', 'dom.js', 'style.css']) {
+    for (const name of ['app.js', 'model.js', 'view.js', 'diagram.js', 'dom.js', 'timeline.js', 'style.css']) {
       const body = (await raw(t.port, { path: `/inspect/assets/${name}` })).body;
       // The SVG namespace is an identifier, not a request.
       expect(body.replaceAll('http://www.w3.org/2000/svg', '')).not.toMatch(/(https?:)?\/\/[a-z0-9.-]+\.[a-z]{2,}/i);
@@ -142,7 +142,7 @@ describe('GET /inspect/machines (behaviour.md §13.1)', () => {
   it('lists every machine of the tree with the states and transitions of its definition', async () => {
     const r = await call(t.base, 'GET', '/inspect/machines');
     expect(r.status).toBe(200);
-    // `install` and `shell` come from the install and bash features (issues 14, 15).
+    // `install` and `shell` come from the install and bash features.
     expect(Object.keys(r.body).sort()).toEqual(['agent', 'capability', 'install', 'shell', 'topicQueue', 'webhookToken']);
     const q = r.body.topicQueue;
     // Read from the definition: the same states the machine declares, no hand-kept list.

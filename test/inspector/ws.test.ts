@@ -63,7 +63,7 @@ describe('live messages (behaviour.md §13.3)', () => {
     expect(created).toEqual({ type: 'actor', actor: 'topic:ann/live', machine: 'topicQueue', event: 'created', at: expect.any(String) });
     expect(mine[2]).toEqual({ type: 'transition', actor: 'topic:ann/live', machine: 'topicQueue', from: 'idle', to: 'executing', event: 'command.arrive', at: expect.any(String) });
     expect(mine[3]).toEqual({
-      type: 'command', phase: 'finished', agent_id: 'ann', topic: 'live', ticket: 't1', cmd: '/info', via: 'exec', ok: true, code: null,
+      type: 'command', phase: 'finished', agent_id: 'ann', topic: 'live', ticket: 't1', cmd: '/info', via: 'exec', request_id: 'req-1', ok: true, code: null,
       duration_ms: expect.any(Number), at: expect.any(String),
     });
   });

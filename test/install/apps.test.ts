@@ -8,7 +8,7 @@ import { manifest, send, startFileServer, type FileServer } from './support.js';
  * Using installed packages with real corpus apps (test/fixtures/apps): `app:<name>` topics open the
  * package root; local packages run CLI actions in the package folder; linked ones are remote (HTTP
  * actions run, CLI actions are FORBIDDEN); app and config `$NAME` scopes (spec §4.12; behaviour.md
- * §3.1, §3.2, §4.14, §6.3, §7). And the acceptance test of issue 14: one corpus app installed three
+ * §3.1, §3.2, §4.14, §6.3, §7). And the install acceptance test: one corpus app installed three
  * ways, its actions run end to end in its app topic.
  */
 

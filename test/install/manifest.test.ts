@@ -7,7 +7,7 @@ import { hashTree, installBench, leftovers, manifest, send, startFileServer, wri
 
 /**
  * URL sources and manifests (spec §2 Install manifest, §4.13; behaviour.md §7.4) against a loopback
- * server, with the hostile cases of issue 14: after every failure the installed package `keep` is
+ * server, with the hostile cases: after every failure the installed package `keep` is
  * byte-identical, its registry record unchanged, and no staging folder is left.
  */
 

@@ -8,7 +8,7 @@ import { parseDocument } from '../../src/sfmd/parse.js';
 import { CLI, startDaemon, type RunningDaemon } from '../helpers/daemon.js';
 
 /*
- * examples/quickstart (issue 19): the app document parses without warnings, the manifest is a
+ * examples/quickstart: the app document parses without warnings, the manifest is a
  * valid install manifest, and every MCP host configuration starts a working `loom` tool the way
  * its host would (`loom` on PATH is the built CLI here).
  */

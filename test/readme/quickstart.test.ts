@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { CLI, freePort, tempDir } from '../helpers/daemon.js';
 
 /*
- * The README's walkthrough, run exactly as written (issue 19): every fenced block whose info string
+ * The README's walkthrough, run exactly as written: every fenced block whose info string
  * is `sh test` is concatenated, in order, into one bash script with `set -e`, and run from the
  * repository root against a fresh daemon. What the test provides is the machine around the text:
  * `loom` on PATH (a shim for the built CLI), its own HOME, data directory and ports (SVC_PORT for the
@@ -68,7 +68,7 @@ afterAll(() => {
   }
 });
 
-describe('README quickstart (issue 19: the walkthrough cannot drift)', () => {
+describe('README quickstart: the walkthrough cannot drift', () => {
   it('the README has the walkthrough blocks, marked for testing', () => {
     const blocks = testBlocks(README);
     expect(blocks.length).toBeGreaterThanOrEqual(6);

@@ -5,7 +5,7 @@ import { isAbsent } from '../../src/effects/fileProbe.js';
 import { readFileIfExists } from '../../src/effects/atomicFile.js';
 import { tempDir } from '../helpers/daemon.js';
 
-describe('isAbsent: the start-up probe that builds no exception (issue 13)', () => {
+describe('isAbsent: the start-up probe that builds no exception', () => {
   it('is true only for a missing path (and a dangling link, which an open would find missing too)', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'f'), 'x');

@@ -9,9 +9,9 @@ import type { WireJson } from '../helpers/json.js';
 import { tempDir } from '../helpers/daemon.js';
 
 /*
- * What an attacker review found in the recorder (issue 17): files outside the home reached traces
- * through symlinks, a document title kept a secret, one command could make the recorder hold
- * hundreds of MiB, and a client leaving GET /traces/<id> kept its file descriptor open for good.
+ * Hostile cases of the recorder: files outside the home must not reach traces through symlinks, a
+ * document title must not keep a secret, one command must not make the recorder hold unbounded
+ * memory, and a client leaving GET /traces/<id> must not keep its file descriptor open.
  */
 
 async function traceLines(app: TestApp, id: string): Promise<Array<Record<string, WireJson>>> {
