@@ -213,7 +213,7 @@ export class LoomClient {
     const res = await this.request('POST', () => ({ path: '/mcp', body: rpc }), { Accept: 'application/json, text/event-stream' });
     const raw = await res.text();
     let parsed: { result?: { content?: Array<{ text?: unknown }>; isError?: unknown } } | undefined;
-    try { parsed = JSON.parse(raw); } catch { parsed = undefined; }
+    try { parsed = JSON.parse(raw) as typeof parsed; } catch { parsed = undefined; }
     const text = parsed?.result?.content?.[0]?.text;
     if (res.status !== 200 || typeof text !== 'string') return { status: res.status, raw };
     return { status: 200, text, isError: parsed?.result?.isError === true };

@@ -23,7 +23,7 @@ function pairingSpec(input: AgentInput): CapabilitySpec | undefined {
  * the `agent` hub's capability rows and the /describe entries `fs` and `capability-tokens`.
  * An unreadable `<data>/capabilities.json` throws RegistryReadError here, which stops the daemon.
  */
-export const capabilitiesFeature: Feature = async ({ directory, info, clock, allowedOrigins }) => {
+export const capabilitiesFeature: Feature = async ({ directory, info, clock }) => {
   const store = await CapabilityStore.open(info.dataDir, clock.now());
   const service = new CapabilityService({ store, clock, directory });
   const fsDeps = { verify: (secret: string) => service.verify(secret), home: (id: string) => directory.profile(id)?.home, ops: fsOperations };

@@ -59,7 +59,7 @@ function serialise(data: EnvData): string {
   const apps = [...data.apps].map(([name, a]) => [name, {
     vars: Object.fromEntries(a.vars),
     configs: Object.fromEntries([...a.configs].map(([c, v]) => [c, Object.fromEntries(v)])),
-  }]);
+  }] as const);
   return JSON.stringify({ version: 1, global: Object.fromEntries(data.global), apps: Object.fromEntries(apps) }, null, 2) + '\n';
 }
 
@@ -150,7 +150,7 @@ export class FileEnvStore implements EnvStore {
     if (!app) data.apps.set(scope.app, (app = { vars: new Map(), configs: new Map() }));
     if (scope.config === undefined) return app.vars;
     let config = app.configs.get(scope.config);
-    if (!config) app.configs.set(scope.config, (config = new Map()));
+    if (!config) app.configs.set(scope.config, (config = new Map<string, string>()));
     return config;
   }
 

@@ -6,6 +6,7 @@ import type { SessionEvent } from '../../src/domain/session.js';
 import { HISTORY_PER_TOPIC, TopicHistories } from '../../src/services/topicHistory.js';
 import { call, startApp, type TestApp } from '../helpers/app.js';
 import { tempDir } from '../helpers/daemon.js';
+import type { WireJson } from '../helpers/json.js';
 import { openInspector } from './support.js';
 
 /** behaviour.md §13.7: each topic's last changes, kept whether or not anyone watches. */
@@ -88,7 +89,7 @@ describe('history, limits and positions in the daemon (behaviour.md §13.7)', ()
     rmSync(home, { recursive: true, force: true });
   });
 
-  type Topic = Record<string, any>;
+  type Topic = Record<string, WireJson>;
   const topic = async (name: string): Promise<Topic> => {
     const r = await call(t.base, 'GET', '/inspect/state');
     return (r.body as { agents: Array<{ agent_id: string; topics: Topic[] }> }).agents.find((a) => a.agent_id === 'hist')!.topics.find((x) => x.topic === name)!;

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { readdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { FileStepBudget, TraceRecording } from '../../src/services/traceRecording.js';
 import type { CommandEvent } from '../../src/domain/ticket.js';
 import { call, raw, startApp, type TestApp } from '../helpers/app.js';
+import type { WireJson } from '../helpers/json.js';
 import { tempDir } from '../helpers/daemon.js';
 
 /*
@@ -13,7 +14,7 @@ import { tempDir } from '../helpers/daemon.js';
  * memory, and a client leaving GET /traces/<id> must not keep its file descriptor open.
  */
 
-async function traceLines(app: TestApp, id: string): Promise<Array<Record<string, any>>> {
+async function traceLines(app: TestApp, id: string): Promise<Array<Record<string, WireJson>>> {
   const r = await raw(app.port, { path: `/traces/${id}` });
   expect(r.status).toBe(200);
   return r.body.split('\n').filter(Boolean).map((l) => JSON.parse(l));

@@ -2,9 +2,10 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { call, raw, startApp, type TestApp } from '../helpers/app.js';
+import type { WireJson } from '../helpers/json.js';
 
 /** The lines of a trace as objects (GET /traces/<id>). */
-async function traceLines(app: TestApp, id: string): Promise<Array<Record<string, any>>> {
+async function traceLines(app: TestApp, id: string): Promise<Array<Record<string, WireJson>>> {
   const r = await raw(app.port, { path: `/traces/${id}` });
   expect(r.status).toBe(200);
   expect(r.headers['content-type']).toBe('application/x-ndjson');
