@@ -129,7 +129,7 @@ describe('the inspector page in chromium (behaviour.md §13.5)', () => {
     expect(Math.abs(lasted - ran)).toBeLessThanOrEqual(ran * 0.1);
     expect(await page.locator('#strip .seg[data-state="executing"] .seg-label').textContent()).toMatch(/^2\.\d s$/);
     expect(await page.locator('#strip .axis .tick').count()).toBeGreaterThanOrEqual(2);
-    expect(await page.locator('#strip .legend li').allTextContents()).toEqual(['idle', 'executing', 'each bar is one stretch in one state; its length is time']);
+    expect(await page.locator('#strip .legend li').allTextContents()).toEqual(['executing', 'idle', 'each bar is one stretch in one state; its length is time']);
 
     // Diagram labels: no two overlap, none lies on a state.
     const boxes = await page.locator('#diagram svg').evaluate((svg) => {

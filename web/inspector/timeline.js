@@ -64,7 +64,8 @@ function strip(segs, start, span) {
 }
 
 function legend(segs) {
-  const states = [...new Set(segs.map((s) => fmt(s.state)))];
+  // Sorted, so that the legend reads the same however short the first stretch was.
+  const states = [...new Set(segs.map((s) => fmt(s.state)))].sort();
   return h('ul', { class: 'legend' }, states.map((st) => h('li', {}, h('span', { class: 'swatch', data: { state: st } }), st)),
     h('li', { class: 'legend-note' }, 'each bar is one stretch in one state; its length is time'));
 }
