@@ -10,7 +10,7 @@
 import { spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { loadavg } from 'node:os';
-import { cpuMs, median, rssMiB, startDaemon, writeResult } from './common.mjs';
+import { DAEMON_NODE_FLAGS, cpuMs, median, rssMiB, startDaemon, writeResult } from './common.mjs';
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 1000);
 const TOPICS = 5;
@@ -110,7 +110,7 @@ writeResult('scale', `Resident memory and cold start at ${AGENTS} agents × ${TO
 ${ROUNDS} rounds per build (builds alternating), medians. RSS (MiB) read from /proc 1.5 s after each step:
 idle (empty registry); after registering ${AGENTS} agents; after opening ${TOPICS} topics each with POST /sessions (no
 command run); after one \`/info\` in every topic; idle after a restart on the full registry. Cold start (ms): spawn of
-\`node --max-semi-space-size=16 dist/cli/main.js daemon\` (the flags of \`npm start\` and \`loom start\`) to its ready line, empty registry and ${AGENTS}-agent registry; the floor on this machine
+\`node ${DAEMON_NODE_FLAGS.join(' ')} dist/cli/main.js daemon\` (the flags of \`npm start\` and \`loom start\`) to its ready line, empty registry and ${AGENTS}-agent registry; the floor on this machine
 in the same run, a bare \`node -e\` printing a line: **${median(bare.map((b) => b.ms)).toFixed(0)} ms** (median; ${bare.map((b) => b.ms.toFixed(0)).join(', ')}).
 CPU time (user + system, 10 ms ticks) the process spent up to its ready line, which a loaded machine disturbs far less
 than wall time: bare node ${median(bare.map((b) => b.cpu)).toFixed(0)} ms.

@@ -3,10 +3,10 @@
  * missing daemon, `npm start` (package.json) and the `loom` command's own line (bin/loom.js), so
  * `loom daemon` in the foreground runs with them too.
  *
- * `--max-semi-space-size=16` caps V8's young generation at Node 20's default. Node 22 and 24 size it
- * from the machine's memory and grow it under a burst of registrations, and keep it: at 1,000 agents
- * x 5 topics the daemon held 135-158 MiB on Node 24 depending on when it grew, 132-139 MiB with the
- * cap (bench/scale, issue 13). A smaller young generation means more, shorter scavenges; Node 20 has
- * always run so. A test keeps package.json and bin/loom.js in step with this list.
+ * `--max-semi-space-size=4` sizes V8's young generation for the daemon's work rather than for the
+ * machine: V8 grows it up to the cap under a burst of registrations and keeps it grown while idle,
+ * and what survives the daemon's requests is small, so a young generation of a few MiB collects it as
+ * well as a large one, with more but shorter scavenges. docs/architecture.md ("Resident memory") has
+ * the measured RSS and throughput on each Node line. A test keeps package.json and bin/loom.js in step with this list.
  */
-export const DAEMON_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=16'];
+export const DAEMON_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=4'];
