@@ -102,6 +102,20 @@ const coldRows = Object.keys(envs).map((e) => {
 }).join('\n');
 
 const m = (k, f) => median(results[k].map((x) => x[f]));
+
+/** Issue 34's figures, each against its in-run baseline: the bare node start, and the compare build when there is one. */
+function summary() {
+  const c = cold.noCa ?? cold.given;
+  const overBare = median(c.empty.map((x, i) => x - c.bare[i]));
+  const cpuOverBare = median(c.emptyCpu) - median(c.bareCpu);
+  const lines = [`Issue 34: cold start on an empty data folder${cold.noCa ? ' (NODE_EXTRA_CA_CERTS unset)' : ''} minus bare node **+${overBare.toFixed(0)} ms** (target ≤ +100 ms),`
+    + ` ${(median(c.empty) / median(c.bare)).toFixed(1)}× bare; CPU to ready minus bare +${cpuOverBare.toFixed(0)} ms. RSS at ${AGENTS} agents × ${TOPICS} topics **${m('loom', 'topics').toFixed(1)} MiB** (target ≤ 106 MiB).`];
+  if (results.compare) {
+    const ratio = (f) => `${((100 * m('loom', f)) / m('compare', f)).toFixed(1)} %`;
+    lines.push(`This build against the compare build, same rounds: RSS at ${AGENTS} × ${TOPICS} ${ratio('topics')}, after one /info each ${ratio('ran')}, CPU to ready (empty) ${ratio('cpuEmpty')}.`);
+  }
+  return lines.join('\n');
+}
 const rows = Object.keys(builds).map((k) => {
   const name = k === 'loom' ? 'this build' : `compare: ${builds[k]}`;
   return `| ${name} | ${m(k, 'idle').toFixed(1)} | ${m(k, 'agents').toFixed(1)} | **${m(k, 'topics').toFixed(1)}** | ${m(k, 'ran').toFixed(1)} | ${m(k, 'idleFull').toFixed(1)} | ${m(k, 'coldEmpty').toFixed(0)} | **${m(k, 'coldFull').toFixed(0)}** | ${m(k, 'cpuEmpty').toFixed(0)} | **${m(k, 'cpuFull').toFixed(0)}** |`;
@@ -130,4 +144,4 @@ read it when TLS first needs it), so the row without it is what a machine withou
 ${coldRows}
 
 Targets: ${AGENTS} agents × ${TOPICS} topics ≤ 150 MiB; cold start ≤ 300 ms.
-`);
+${summary()}`);
