@@ -1,6 +1,6 @@
 // Baseline servers of bench/exec, each run in a process of its own (as the daemon is):
 //   node exec-baselines.mjs bare <port> <content-file>      node:http alone, no framework: the floor of any
-//        Node server (issue 34 reads Loom as a share of it); reads the JSON body itself, same SSE bytes.
+//        Node server (Loom is read as a share of it); reads the JSON body itself, same SSE bytes.
 //   node exec-baselines.mjs lean <port> <content-file>      Express 5 alone: no body parser middleware, the
 //        route reads and parses the JSON body itself and writes the same SSE bytes Loom writes for /help.
 //   node exec-baselines.mjs skeleton <port> <content-file>  Express 5 + express.json() + one XState actor per

@@ -1,6 +1,6 @@
 // bench/exec: POST /exec with /help on 16 connections over 16 topics (autocannon, keep-alive), Loom vs three
 // baselines measured in the same run, each server in a process of its own:
-//   bare      node:http alone, same SSE bytes: the floor of any Node server (issue 34: Loom >= 40 % of it)
+//   bare      node:http alone, same SSE bytes: the floor of any Node server (Loom >= 40 % of it)
 //   lean      Express 5 alone, no body parser middleware, same SSE bytes (the target: Loom >= 70 % of it)
 //   skeleton  Express 5 + express.json() + one XState actor per topic with an invoked promise per command
 //             (Loom >= 100 % of it)

@@ -103,12 +103,12 @@ const coldRows = Object.keys(envs).map((e) => {
 
 const m = (k, f) => median(results[k].map((x) => x[f]));
 
-/** Issue 34's figures, each against its in-run baseline: the bare node start, and the compare build when there is one. */
+/** The cold-start and memory targets, each against its in-run baseline: the bare node start, and the compare build when there is one. */
 function summary() {
   const c = cold.noCa ?? cold.given;
   const overBare = median(c.empty.map((x, i) => x - c.bare[i]));
   const cpuOverBare = median(c.emptyCpu) - median(c.bareCpu);
-  const lines = [`Issue 34: cold start on an empty data folder${cold.noCa ? ' (NODE_EXTRA_CA_CERTS unset)' : ''} minus bare node **+${overBare.toFixed(0)} ms** (target ≤ +100 ms),`
+  const lines = [`Against the targets: cold start on an empty data folder${cold.noCa ? ' (NODE_EXTRA_CA_CERTS unset)' : ''} minus bare node **+${overBare.toFixed(0)} ms** (target ≤ +100 ms),`
     + ` ${(median(c.empty) / median(c.bare)).toFixed(1)}× bare; CPU to ready minus bare +${cpuOverBare.toFixed(0)} ms. RSS at ${AGENTS} agents × ${TOPICS} topics **${m('loom', 'topics').toFixed(1)} MiB** (target ≤ 106 MiB).`];
   if (results.compare) {
     const ratio = (f) => `${((100 * m('loom', f)) / m('compare', f)).toFixed(1)} %`;
