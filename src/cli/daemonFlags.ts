@@ -6,7 +6,8 @@
  * `--max-semi-space-size=4` sizes V8's young generation for the daemon's work rather than for the
  * machine: V8 grows it up to the cap under a burst of registrations and keeps it grown while idle,
  * and what survives the daemon's requests is small, so a young generation of a few MiB collects it as
- * well as a large one, with more but shorter scavenges. docs/architecture.md ("Resident memory") has
- * the measured RSS and throughput on each Node line. A test keeps package.json and bin/loom.js in step with this list.
+ * well as a large one, with more but shorter scavenges. docs/decisions/0007 and docs/architecture.md
+ * ("Resident memory") have the measured RSS and throughput. A test keeps package.json and bin/loom.js
+ * in step with this list.
  */
 export const DAEMON_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=4'];
