@@ -15,7 +15,8 @@ export function freePort() {
   });
 }
 
-const { DAEMON_NODE_FLAGS } = await import(join(root, 'dist/cli/daemonFlags.js'));
+/** The Node flags Loom starts its daemon with (src/cli/daemonFlags.ts), as built. */
+export const { DAEMON_NODE_FLAGS } = await import(join(root, 'dist/cli/daemonFlags.js'));
 
 /**
  * Start dist/cli/main.js daemon with a temp SVC_DATA_DIR (and extra Node flags, e.g. --cpu-prof);
@@ -25,8 +26,9 @@ export async function startDaemon(env = {}, nodeArgs = [], opts = {}) {
   const port = await freePort();
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'loom-bench-'));
   const started = process.hrtime.bigint();
-  // The Node flags `loom start` and `npm start` run the daemon with (src/cli/daemonFlags.ts), for every build measured.
-  const proc = spawn(process.execPath, [...DAEMON_NODE_FLAGS, ...nodeArgs, join(opts.root ?? root, 'dist/cli/main.js'), 'daemon'], {
+  // The Node flags `loom start` and `npm start` run the daemon with (src/cli/daemonFlags.ts): each build measured with its own.
+  const flags = opts.root ? (await import(join(opts.root, 'dist/cli/daemonFlags.js'))).DAEMON_NODE_FLAGS : DAEMON_NODE_FLAGS;
+  const proc = spawn(process.execPath, [...flags, ...nodeArgs, join(opts.root ?? root, 'dist/cli/main.js'), 'daemon'], {
     env: { ...process.env, SVC_PORT: String(port), SVC_DATA_DIR: dataDir, ...env }, stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise((resolve, reject) => {

@@ -1,9 +1,11 @@
-// bench/exec: POST /exec with /help on 16 connections over 16 topics (autocannon, keep-alive), Loom vs two
+// bench/exec: POST /exec with /help on 16 connections over 16 topics (autocannon, keep-alive), Loom vs three
 // baselines measured in the same run, each server in a process of its own:
+//   bare      node:http alone, same SSE bytes: the floor of any Node server (Loom >= 40 % of it)
 //   lean      Express 5 alone, no body parser middleware, same SSE bytes (the target: Loom >= 70 % of it)
 //   skeleton  Express 5 + express.json() + one XState actor per topic with an invoked promise per command
 //             (Loom >= 100 % of it)
 // Then one sequential client (one request at a time, keep-alive): p50 latency (Loom target <= 0.5 ms).
+// BENCH_COMPARE_ROOT=<built checkout> adds that build's daemon as one more server in the same rounds.
 // BENCH_PROFILE=1 then loads a second daemon under --cpu-prof for one more run (the measured rounds stay
 // unprofiled) and appends where its CPU time went.
 import { mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
@@ -64,16 +66,26 @@ const sample = await once(d.port);
 const content = JSON.parse(/event: content\ndata: (.*)\n/.exec(sample)[1]);
 const contentFile = join(mkdtempSync(join(tmpdir(), 'loom-bench-')), 'help.txt');
 writeFileSync(contentFile, content);
-const ports = { lean: await freePort(), skeleton: await freePort() };
-const lean = await startServer('exec-baselines.mjs', ['lean', ports.lean, contentFile]);
-const skeleton = await startServer('exec-baselines.mjs', ['skeleton', ports.skeleton, contentFile]);
+const BASELINES = ['bare', 'lean', 'skeleton'];
+const servers = {};
+const ports = {};
+for (const name of BASELINES) {
+  ports[name] = await freePort();
+  servers[name] = await startServer('exec-baselines.mjs', [name, ports[name], contentFile]);
+}
+const compareRoot = process.env.BENCH_COMPARE_ROOT;
+if (compareRoot) {
+  servers.compare = await startDaemon({}, [], { root: compareRoot });
+  ports.compare = servers.compare.port;
+  await fetch(`${servers.compare.base}/agents`, { method: 'POST', body: JSON.stringify({ agent_id: 'bench' }) });
+}
 ports.loom = d.port;
-for (const name of ['lean', 'skeleton']) {
+for (const name of Object.keys(servers)) {
   const t = await once(ports[name], 'seq');
   if (t.length !== sample.length) throw new Error(`${name} answers ${t.length} bytes, Loom ${sample.length}`);
 }
 
-const pids = { lean: lean.pid, skeleton: skeleton.pid, loom: d.pid };
+const pids = { ...Object.fromEntries(Object.entries(servers).map(([k, s]) => [k, s.pid])), loom: d.pid };
 /** One load run; also the server's CPU time per answered request (µs), which a busy machine disturbs less than req/s. */
 async function measured(name, url, headers) {
   const before = cpuMs(pids[name]);
@@ -81,24 +93,19 @@ async function measured(name, url, headers) {
   r.cpuUsPerRequest = ((cpuMs(pids[name]) - before) * 1000) / Math.max(1, r.requests.total);
   return r;
 }
-const targets = {
-  lean: () => measured('lean', `http://127.0.0.1:${ports.lean}/exec`, { 'X-Agent-Id': 'bench' }),
-  skeleton: () => measured('skeleton', `http://127.0.0.1:${ports.skeleton}/exec`, { 'X-Agent-Id': 'bench' }),
-  loom: () => measured('loom', `${d.base}/exec`, { 'X-Agent-Id': 'bench' }),
-};
+const targets = Object.fromEntries(Object.keys(pids).map((k) => [k, () => measured(k, `http://127.0.0.1:${ports[k]}/exec`, { 'X-Agent-Id': 'bench' })]));
 // Warm-up runs discarded; then the servers alternate round by round, so a slow or fast spell of this
 // shared machine does not land on one of them only.
 for (const run of Object.values(targets)) await run();
-const runs = { lean: [], skeleton: [], loom: [] };
+const runs = Object.fromEntries(Object.keys(targets).map((k) => [k, []]));
 const loads = [];
 for (let r = 0; r < ROUNDS; r++) {
   for (const [k, run] of Object.entries(targets)) runs[k].push(await run());
   loads.push(loadavg()[0]);
 }
-const seq = { lean: [], skeleton: [], loom: [] };
+const seq = Object.fromEntries(Object.keys(targets).map((k) => [k, []]));
 for (let block = 0; block < 5; block++) for (const k of Object.keys(seq)) seq[k].push(...(await sequential(ports[k], SEQ_N / 5)));
-await lean.stop();
-await skeleton.stop();
+for (const s of Object.values(servers)) await s.stop();
 await d.stop();
 if (profileDir) {
   const p = await startDaemon({}, ['--cpu-prof', `--cpu-prof-dir=${profileDir}`]);
@@ -110,9 +117,10 @@ if (profileDir) {
 const rps = (k) => runs[k].map((r) => r.requests.average);
 const ratios = (k, base) => runs[k].map((r, i) => r.requests.average / runs[base][i].requests.average);
 const pct = (x) => `${(100 * x).toFixed(1)} %`;
-const perRound = runs.loom.map((r, i) => `| ${i + 1} | ${Math.round(runs.lean[i].requests.average)} | ${Math.round(runs.skeleton[i].requests.average)} | ${Math.round(r.requests.average)} | ${pct(ratios('loom', 'lean')[i])} | ${pct(ratios('loom', 'skeleton')[i])} | ${loads[i].toFixed(2)} |`).join('\n');
+const perRound = runs.loom.map((r, i) => `| ${i + 1} | ${Math.round(runs.bare[i].requests.average)} | ${Math.round(runs.lean[i].requests.average)} | ${Math.round(runs.skeleton[i].requests.average)} | ${Math.round(r.requests.average)} | ${compareRoot ? `${Math.round(runs.compare[i].requests.average)} | ${pct(ratios('compare', 'bare')[i])} | ` : ''}${pct(ratios('loom', 'bare')[i])} | ${pct(ratios('loom', 'lean')[i])} | ${pct(ratios('loom', 'skeleton')[i])} | ${loads[i].toFixed(2)} |`).join('\n');
 const cpu = (k) => median(runs[k].map((r) => r.cpuUsPerRequest));
 const row = (name, k) => `| ${name} | ${Math.round(median(rps(k)))} | ${cpu(k).toFixed(0)} | ${median(runs[k].map((r) => r.latency.p50))} | ${median(runs[k].map((r) => r.latency.p99))} | ${runs[k].reduce((a, r) => a + r.non2xx + r.errors, 0)} | ${median(seq[k]).toFixed(3)} | ${percentile(seq[k], 99).toFixed(3)} |`;
+const vsBare = median(ratios('loom', 'bare'));
 const vsLean = median(ratios('loom', 'lean'));
 const vsSkeleton = median(ratios('loom', 'skeleton'));
 let profile = '';
@@ -121,22 +129,25 @@ if (profileDir) {
   profile = `\n### Where the daemon's CPU time goes (BENCH_PROFILE=1: a separate daemon under --cpu-prof, one ${DURATION} s load run after the rounds)\n\n${summarise(join(profileDir, file))}\n`;
 }
 writeResult('exec', 'POST /exec (/help, 16 connections, 16 topics)', `
-${ROUNDS} rounds of ${DURATION} s per server, the three servers alternating, after a discarded warm-up run of
-each; every server in its own process; autocannon (this process), HTTP/1.1 keep-alive; all three answer the
-same bytes. Then one sequential client, ${SEQ_N} requests per server in 5 interleaved blocks.
+${ROUNDS} rounds of ${DURATION} s per server, the servers alternating, after a discarded warm-up run of
+each; every server in its own process; autocannon (this process), HTTP/1.1 keep-alive; all answer the
+same bytes. Then one sequential client, ${SEQ_N} requests per server in 5 interleaved blocks.${compareRoot ? `
+"compare" is the daemon of ${compareRoot}, measured in the same rounds.` : ''}
 
-| round | lean Express req/s | skeleton req/s | Loom req/s | Loom / lean | Loom / skeleton | load avg |
-|---|---|---|---|---|---|---|
+| round | bare node:http req/s | lean Express req/s | skeleton req/s | Loom req/s | ${compareRoot ? 'compare req/s | compare / bare | ' : ''}Loom / bare | Loom / lean | Loom / skeleton | load avg |
+|---|---|---|---|---|${compareRoot ? '---|---|' : ''}---|---|---|---|
 ${perRound}
 
 | server | req/s (median) | server CPU µs/request | p50 ms | p99 ms | non-2xx + errors | 1 client p50 ms | 1 client p99 ms |
 |---|---|---|---|---|---|---|---|
+${row('bare node:http', 'bare')}
 ${row('lean Express 5 (no body parser)', 'lean')}
 ${row('Express 5 + express.json + XState actor per topic (skeleton)', 'skeleton')}
-${row('Loom daemon', 'loom')}
+${row('Loom daemon', 'loom')}${compareRoot ? `\n${row(`compare: ${compareRoot}`, 'compare')}` : ''}
 
-Loom reaches **${pct(vsLean)}** of lean Express (target ≥ 70 %) and **${pct(vsSkeleton)}** of the skeleton
+Loom reaches **${pct(vsBare)}** of bare node:http (target ≥ 40 %), **${pct(vsLean)}** of lean Express (target ≥ 70 %) and **${pct(vsSkeleton)}** of the skeleton
 (target ≥ 100 %), medians of the per-round ratios; one sequential client: p50 **${median(seq.loom).toFixed(3)} ms** (target ≤ 0.5 ms).
-Server CPU per request, the figure a shared machine disturbs least: Loom ${cpu('loom').toFixed(0)} µs, lean Express ${cpu('lean').toFixed(0)} µs
+${compareRoot ? `The compare build reaches ${pct(median(ratios('compare', 'bare')))} of bare node:http in the same rounds.\n` : ''}Server CPU per request, the figure a shared machine disturbs least: Loom ${cpu('loom').toFixed(0)} µs, bare node:http ${cpu('bare').toFixed(0)} µs
+(bare / Loom **${pct(cpu('bare') / cpu('loom'))}**), lean Express ${cpu('lean').toFixed(0)} µs
 (lean / Loom **${pct(cpu('lean') / cpu('loom'))}**), skeleton ${cpu('skeleton').toFixed(0)} µs (skeleton / Loom **${pct(cpu('skeleton') / cpu('loom'))}**).
 ${profile}`);

@@ -10,7 +10,7 @@
 import { spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { loadavg } from 'node:os';
-import { cpuMs, median, rssMiB, startDaemon, writeResult } from './common.mjs';
+import { DAEMON_NODE_FLAGS, cpuMs, median, rssMiB, startDaemon, writeResult } from './common.mjs';
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 1000);
 const TOPICS = 5;
@@ -102,6 +102,20 @@ const coldRows = Object.keys(envs).map((e) => {
 }).join('\n');
 
 const m = (k, f) => median(results[k].map((x) => x[f]));
+
+/** The cold-start and memory targets, each against its in-run baseline: the bare node start, and the compare build when there is one. */
+function summary() {
+  const c = cold.noCa ?? cold.given;
+  const overBare = median(c.empty.map((x, i) => x - c.bare[i]));
+  const cpuOverBare = median(c.emptyCpu) - median(c.bareCpu);
+  const lines = [`Against the targets: cold start on an empty data folder${cold.noCa ? ' (NODE_EXTRA_CA_CERTS unset)' : ''} minus bare node **+${overBare.toFixed(0)} ms** (target ≤ +100 ms),`
+    + ` ${(median(c.empty) / median(c.bare)).toFixed(1)}× bare; CPU to ready minus bare +${cpuOverBare.toFixed(0)} ms. RSS at ${AGENTS} agents × ${TOPICS} topics **${m('loom', 'topics').toFixed(1)} MiB** (target ≤ 106 MiB).`];
+  if (results.compare) {
+    const ratio = (f) => `${((100 * m('loom', f)) / m('compare', f)).toFixed(1)} %`;
+    lines.push(`This build against the compare build, same rounds: RSS at ${AGENTS} × ${TOPICS} ${ratio('topics')}, after one /info each ${ratio('ran')}, CPU to ready (empty) ${ratio('cpuEmpty')}.`);
+  }
+  return lines.join('\n');
+}
 const rows = Object.keys(builds).map((k) => {
   const name = k === 'loom' ? 'this build' : `compare: ${builds[k]}`;
   return `| ${name} | ${m(k, 'idle').toFixed(1)} | ${m(k, 'agents').toFixed(1)} | **${m(k, 'topics').toFixed(1)}** | ${m(k, 'ran').toFixed(1)} | ${m(k, 'idleFull').toFixed(1)} | ${m(k, 'coldEmpty').toFixed(0)} | **${m(k, 'coldFull').toFixed(0)}** | ${m(k, 'cpuEmpty').toFixed(0)} | **${m(k, 'cpuFull').toFixed(0)}** |`;
@@ -110,7 +124,7 @@ writeResult('scale', `Resident memory and cold start at ${AGENTS} agents × ${TO
 ${ROUNDS} rounds per build (builds alternating), medians. RSS (MiB) read from /proc 1.5 s after each step:
 idle (empty registry); after registering ${AGENTS} agents; after opening ${TOPICS} topics each with POST /sessions (no
 command run); after one \`/info\` in every topic; idle after a restart on the full registry. Cold start (ms): spawn of
-\`node --max-semi-space-size=16 dist/cli/main.js daemon\` (the flags of \`npm start\` and \`loom start\`) to its ready line, empty registry and ${AGENTS}-agent registry; the floor on this machine
+\`node ${DAEMON_NODE_FLAGS.join(' ')} dist/cli/main.js daemon\` (the flags of \`npm start\` and \`loom start\`) to its ready line, empty registry and ${AGENTS}-agent registry; the floor on this machine
 in the same run, a bare \`node -e\` printing a line: **${median(bare.map((b) => b.ms)).toFixed(0)} ms** (median; ${bare.map((b) => b.ms.toFixed(0)).join(', ')}).
 CPU time (user + system, 10 ms ticks) the process spent up to its ready line, which a loaded machine disturbs far less
 than wall time: bare node ${median(bare.map((b) => b.cpu)).toFixed(0)} ms.
@@ -130,4 +144,4 @@ read it when TLS first needs it), so the row without it is what a machine withou
 ${coldRows}
 
 Targets: ${AGENTS} agents × ${TOPICS} topics ≤ 150 MiB; cold start ≤ 300 ms.
-`);
+${summary()}`);

@@ -3,10 +3,11 @@
  * missing daemon, `npm start` (package.json) and the `loom` command's own line (bin/loom.js), so
  * `loom daemon` in the foreground runs with them too.
  *
- * `--max-semi-space-size=16` caps V8's young generation at Node 20's default. Node 22 and 24 size it
- * from the machine's memory and grow it under a burst of registrations, and keep it, so the
- * daemon's resident memory would depend on when it grew (docs/decisions/0007, bench/scale). A
- * smaller young generation means more, shorter scavenges, as Node 20 runs by default. A test keeps
- * package.json and bin/loom.js in step with this list.
+ * `--max-semi-space-size=4` sizes V8's young generation for the daemon's work rather than for the
+ * machine: V8 grows it up to the cap under a burst of registrations and keeps it grown while idle,
+ * and what survives the daemon's requests is small, so a young generation of a few MiB collects it as
+ * well as a large one, with more but shorter scavenges. docs/decisions/0007 and docs/architecture.md
+ * ("Resident memory") have the measured RSS and throughput. A test keeps package.json and bin/loom.js
+ * in step with this list.
  */
-export const DAEMON_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=16'];
+export const DAEMON_NODE_FLAGS: readonly string[] = ['--max-semi-space-size=4'];

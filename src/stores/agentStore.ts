@@ -40,6 +40,13 @@ function recordProblem(key: string, r: unknown, dataDir: string, dataReal: strin
   return null;
 }
 
+/** A change to the registry waiting for its write: true when it changed anything. */
+interface QueuedChange {
+  change: (next: Map<string, AgentRecord>) => boolean;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
 /**
  * The agent registry `<data>/agents.json` (behaviour.md §1.1) on lowdb; the user wire keeps its users
  * in `<data>/users.json` under `users` (behaviour.md §11), so the two wires never share identities. Held in a Map (agent ids
@@ -51,6 +58,7 @@ function recordProblem(key: string, r: unknown, dataDir: string, dataReal: strin
 export class LowAgentStore implements AgentStore {
   private agents: Map<string, AgentRecord>;
   private chain: Promise<void> = Promise.resolve();
+  private readonly queued: QueuedChange[] = [];
 
   private constructor(private readonly db: Low<AgentsFile>, private readonly key: RegistryKey, records: Record<string, AgentRecord>) {
     this.agents = new Map(Object.entries(records));
@@ -106,15 +114,43 @@ export class LowAgentStore implements AgentStore {
     return existed;
   }
 
-  /** Build the next registry from the current one, write it, then make it current; `change` says whether anything changed. */
+  /**
+   * Queue a change; resolves once a write that holds it is on disk. The changes queued while the
+   * event loop serves one turn of requests share one write (group commit): each write stores the
+   * whole registry, so one write per change made a burst of registrations quadratic in bytes built
+   * and written. Write-then-apply still holds for every change; a failed write fails its whole group.
+   */
   private commit(change: (next: Map<string, AgentRecord>) => boolean): Promise<void> {
-    const run = this.chain.then(async () => {
-      const next = new Map(this.agents);
-      if (!change(next)) return;
-      await this.db.adapter.write({ version: 1, [this.key]: Object.fromEntries(next) });
-      this.agents = next;
+    return new Promise<void>((resolve, reject) => {
+      this.queued.push({ change, resolve, reject });
+      if (this.queued.length > 1) return;
+      // setImmediate runs after the poll phase: every request whose body arrived in this turn joins the group.
+      this.chain = this.chain.then(() => new Promise<void>((r) => setImmediate(r))).then(() => this.writeQueued()).catch(() => undefined);
     });
-    this.chain = run.catch(() => undefined);
-    return run;
+  }
+
+  /** Build the next registry from the current one with every queued change, write it, then make it current. */
+  private async writeQueued(): Promise<void> {
+    const group = this.queued.splice(0);
+    const next = new Map(this.agents);
+    const applied: QueuedChange[] = [];
+    let changed = false;
+    for (const q of group) {
+      try {
+        if (q.change(next)) changed = true;
+        applied.push(q);
+      } catch (err) {
+        // A refused change (an unknown agent) changes nothing; the others of the group go on.
+        q.reject(err);
+      }
+    }
+    try {
+      if (changed) await this.db.adapter.write({ version: 1, [this.key]: Object.fromEntries(next) });
+    } catch (err) {
+      for (const q of applied) q.reject(err);
+      return;
+    }
+    this.agents = next;
+    for (const q of applied) q.resolve();
   }
 }

@@ -1,9 +1,9 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect, it, jest } from '@jest/globals';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AgentStore } from '../../src/domain/ports.js';
 import { LowAgentStore } from '../../src/stores/agentStore.js';
-import { RegistryReadError } from '../../src/stores/jsonAdapter.js';
+import { AtomicJsonFile, RegistryReadError } from '../../src/stores/jsonAdapter.js';
 import { tempDir } from '../helpers/temp.js';
 
 const rec = (id: string) => ({ id, home: `/h/${id}`, allowedPaths: [], createdAt: '2025-06-01T10:00:00.000Z' });
@@ -67,5 +67,38 @@ describe('LowAgentStore file', () => {
     writeFileSync(join(dir, 'agents.json'), text);
     await expect(LowAgentStore.open(dir)).rejects.toBeInstanceOf(RegistryReadError);
     expect(readFileSync(join(dir, 'agents.json'), 'utf8')).toBe(text);
+  });
+
+  it('when changes arrive in one turn of the event loop, then one write stores them all; a refused change fails alone', async () => {
+    const dir = tempDir();
+    const s = await LowAgentStore.open(dir);
+    const write = jest.spyOn(AtomicJsonFile.prototype, 'write');
+    try {
+      const puts = Array.from({ length: 20 }, (_, i) => s.put(rec(`a${i}`)));
+      const refused = s.putWebhookToken('nobody', `wh_${'b'.repeat(43)}`);
+      await expect(refused).rejects.toThrow('unknown agent nobody');
+      await Promise.all(puts);
+      expect(write).toHaveBeenCalledTimes(1);
+      expect(Object.keys(JSON.parse(readFileSync(join(dir, 'agents.json'), 'utf8')).agents)).toHaveLength(20);
+    } finally {
+      write.mockRestore();
+    }
+  });
+
+  it('when the write of a group fails, then every change of it fails and none is applied; the next change is written', async () => {
+    const dir = tempDir();
+    const s = await LowAgentStore.open(dir);
+    await s.put(rec('amy'));
+    const write = jest.spyOn(AtomicJsonFile.prototype, 'write').mockRejectedValueOnce(new Error('ENOSPC: no space left on device'));
+    try {
+      const results = await Promise.allSettled([s.put(rec('bob')), s.remove('amy')]);
+      expect(results.map((r) => (r.status === 'rejected' ? (r.reason as Error).message : r.status))).toEqual(['ENOSPC: no space left on device', 'ENOSPC: no space left on device']);
+      expect(s.list()).toEqual([rec('amy')]);
+      await s.put(rec('cy'));
+      expect(s.list().map((a) => a.id)).toEqual(['amy', 'cy']);
+      expect(Object.keys(JSON.parse(readFileSync(join(dir, 'agents.json'), 'utf8')).agents)).toEqual(['amy', 'cy']);
+    } finally {
+      write.mockRestore();
+    }
   });
 });
