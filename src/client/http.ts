@@ -1,0 +1,56 @@
+import { request, type IncomingMessage } from 'node:http';
+
+/** What to send: method, headers and an optional text body; `signal` aborts the request and its body. */
+export interface HttpInit {
+  method: string;
+  headers?: Record<string, string>;
+  body?: string;
+  signal?: AbortSignal;
+}
+
+/** An HTTP answer: its status, and its body read once, as text or as chunks, or dropped. */
+export interface HttpAnswer {
+  status: number;
+  text(): Promise<string>;
+  json(): Promise<unknown>;
+  chunks(): AsyncIterable<Buffer>;
+  /** Drop the body unread (the connection closes). */
+  cancel(): void;
+}
+
+/** The answer of `res` read through the HttpAnswer methods. */
+function answer(res: IncomingMessage): HttpAnswer {
+  const text = async (): Promise<string> => {
+    const parts: Buffer[] = [];
+    for await (const c of res) parts.push(c as Buffer);
+    return Buffer.concat(parts).toString('utf8');
+  };
+  return {
+    status: res.statusCode ?? 0,
+    text,
+    json: async () => JSON.parse(await text()) as unknown,
+    chunks: () => res as AsyncIterable<Buffer>,
+    cancel: () => res.destroy(),
+  };
+}
+
+/**
+ * One HTTP/1.1 request through node:http. The client speaks to a local daemon, and fetch() costs
+ * each CLI call more than the rest of it: loading undici (fetch's HTTP stack) takes tens of MiB and
+ * more CPU than a bare Node start (bench/cli). Rejects with the socket's error (e.g. ECONNREFUSED)
+ * when nothing answers; a body cut short rejects while it is read.
+ */
+export function httpSend(url: string, init: HttpInit): Promise<HttpAnswer> {
+  return new Promise((resolve, reject) => {
+    const u = new URL(url);
+    if (u.protocol !== 'http:') {
+      reject(new Error(`unsupported URL scheme ${u.protocol} (use http://)`));
+      return;
+    }
+    const body = init.body === undefined ? undefined : Buffer.from(init.body, 'utf8');
+    const headers = { ...init.headers, ...(body ? { 'Content-Length': String(body.length) } : {}) };
+    const req = request(u, { method: init.method, headers, signal: init.signal }, (res) => resolve(answer(res)));
+    req.once('error', reject);
+    req.end(body);
+  });
+}
