@@ -58,6 +58,20 @@ const httpAsCommonJs = {
   },
 };
 
+/**
+ * The entry takes every Node module through require, not only node:http: on Node 24 an ES import of
+ * node:fs builds its namespace too, which loads fs/promises (a few ms and MiB of a call that never
+ * uses it). Not applied to the daemon's build, which loads those modules anyway. sideEffects: false lets
+ * esbuild drop a require nothing uses (node:crypto, for the id helpers the entry never calls).
+ */
+const builtinsAsCommonJs = {
+  name: 'node-builtins-as-commonjs',
+  setup(b) {
+    b.onResolve({ filter: /^node:/ }, (a) => (a.kind === 'import-statement' || a.kind === 'dynamic-import' ? { path: a.path, namespace: 'node-builtin-cjs', sideEffects: false } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'node-builtin-cjs' }, (a) => ({ contents: `module.exports = require(${JSON.stringify(a.path)});`, loader: 'js' }));
+  },
+};
+
 /** The entry's import of the command tree stays an import of the file beside it. */
 const fullStaysOutside = {
   name: 'full-stays-outside',
@@ -82,4 +96,4 @@ const common = {
 };
 
 await build({ ...common, entryPoints: [join(out, 'full.js')], splitting: true, chunkNames: `${CHUNK_PREFIX}[name]-[hash]`, plugins: [httpAsCommonJs] });
-await build({ ...common, entryPoints: [join(out, 'main.js')], plugins: [httpAsCommonJs, fullStaysOutside] });
+await build({ ...common, entryPoints: [join(out, 'main.js')], plugins: [builtinsAsCommonJs, fullStaysOutside] });
