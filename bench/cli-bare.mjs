@@ -1,7 +1,10 @@
 // The floor of a CLI call that does what `loom --agent <id> <topic> <cmd>` does on the wire: one POST /exec
 // through node:http, the SSE answer read and its content printed. No option parsing, no error handling.
 //   node bench/cli-bare.mjs <port> <agent> <topic> <cmd>
-import { request } from 'node:http';
+import { createRequire } from 'node:module';
+
+// Through require, as Loom's bundles take it: on Node 22 and 24 an ES import of node:http loads undici.
+const { request } = createRequire(import.meta.url)('node:http');
 
 const [port, agent, topic, cmd] = process.argv.slice(2);
 const body = JSON.stringify({ cmd, topic });

@@ -31,6 +31,7 @@ const loom = (...args) => [...shebangFlags, bin, ...args];
 const paths = [
   { key: 'bare', label: '`node -e 0` (baseline)', args: ['-e', '0'] },
   { key: 'exec', label: '`loom --agent a main /help`', args: loom('--agent', 'a', 'main', '/help') },
+  { key: 'noflags', label: '`loom --agent a main /help` without the flags of bin/loom.js\'s line', args: [bin, '--agent', 'a', 'main', '/help'] },
   { key: 'version', label: '`loom --version` (CLI and daemon versions: one request)', args: loom('--version') },
   { key: 'help', label: '`loom --help` (the command tree, no request)', args: loom('--help') },
   { key: 'http', label: 'bare node:http client, same POST /exec (bench/cli-bare.mjs)', args: [join(root, 'bench', 'cli-bare.mjs'), String(d.port), 'a', 'main', '/help'] },
