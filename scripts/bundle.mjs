@@ -60,7 +60,7 @@ const httpAsCommonJs = {
 
 /**
  * The entry takes every Node module through require, not only node:http: on Node 24 an ES import of
- * node:fs builds its namespace too, which loads fs/promises (a few ms and MiB of a call that never
+ * node:fs builds its namespace too, which loads fs/promises (time and memory of a call that never
  * uses it). Not applied to the daemon's build, which loads those modules anyway. sideEffects: false lets
  * esbuild drop a require nothing uses (node:crypto, for the id helpers the entry never calls).
  */

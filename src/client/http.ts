@@ -35,10 +35,10 @@ function answer(res: IncomingMessage): HttpAnswer {
 }
 
 /**
- * One HTTP/1.1 request through node:http. The client speaks to a local daemon, and fetch() costs
- * each CLI call more than the rest of it: loading undici (fetch's HTTP stack) takes tens of MiB and
- * more CPU than a bare Node start (bench/cli). Rejects with the socket's error (e.g. ECONNREFUSED)
- * when nothing answers; a body cut short rejects while it is read.
+ * One HTTP/1.1 request through node:http. The client speaks to a local daemon, and fetch() would cost
+ * each CLI call more than the rest of it: its first use loads undici, fetch's HTTP stack (memory and
+ * CPU: bench/cli, docs/cli.md). Rejects with the socket's error (e.g. ECONNREFUSED) when nothing
+ * answers; a body cut short rejects while it is read.
  */
 export function httpSend(url: string, init: HttpInit): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
