@@ -28,12 +28,17 @@ const reg = await fetch(`${d.base}/agents`, { method: 'POST', headers: { 'Conten
 if (reg.status !== 200) throw new Error(`register: HTTP ${reg.status}`);
 
 const loom = (...args) => [...shebangFlags, bin, ...args];
+// BENCH_CLI_BEFORE=<another checkout, built>: its `loom` call as one more path, e.g. the build before a
+// change; BENCH_CLI_BEFORE_NAME names it in the table.
+const before = process.env.BENCH_CLI_BEFORE;
+const beforeName = process.env.BENCH_CLI_BEFORE_NAME ?? before;
 const paths = [
   { key: 'bare', label: '`node -e 0` (baseline)', args: ['-e', '0'] },
   { key: 'exec', label: '`loom --agent a main /help`', args: loom('--agent', 'a', 'main', '/help') },
   { key: 'noflags', label: '`loom --agent a main /help` without the flags of bin/loom.js\'s line', args: [bin, '--agent', 'a', 'main', '/help'] },
   { key: 'version', label: '`loom --version` (CLI and daemon versions: one request)', args: loom('--version') },
   { key: 'help', label: '`loom --help` (the command tree, no request)', args: loom('--help') },
+  ...(before ? [{ key: 'before', label: `\`loom --agent a main /help\` of ${beforeName}`, args: [...shebangFlags, join(before, 'bin', 'loom.js'), '--agent', 'a', 'main', '/help'] }] : []),
   { key: 'http', label: 'bare node:http client, same POST /exec (bench/cli-bare.mjs)', args: [join(root, 'bench', 'cli-bare.mjs'), String(d.port), 'a', 'main', '/help'] },
 ];
 
@@ -88,6 +93,11 @@ const rows = paths.map(({ key, label }) => {
 const execRatio = median(runs.exec.map((x) => x.ms)) / bareMs;
 const execPeak = Math.max(...runs.exec.map((x) => x.rss));
 const verdict = (ok) => (ok ? 'meets' : 'misses');
+const p50 = (key) => median(runs[key].map((x) => x.ms));
+const floor = `What stands between: the bare node:http client sending the same request (the floor of any CLI call
+that talks to the daemon: Node's HTTP modules, the connection, the daemon's answer) takes ${(p50('http') / bareMs).toFixed(2)}× a bare
+start; loom takes ${(p50('exec') - p50('http')).toFixed(1)} ms (wall p50) and ${(mean(runs.exec.map((x) => x.cpu)) - mean(runs.http.map((x) => x.cpu))).toFixed(0)} ms CPU more than that client, of which the flags of
+bin/loom.js's line account for ${(p50('exec') - p50('noflags')).toFixed(1)} ms wall and ${(mean(runs.exec.map((x) => x.cpu)) - mean(runs.noflags.map((x) => x.cpu))).toFixed(0)} ms CPU (docs/cli.md, "The shebang's flag").`;
 
 // Where the time goes: one profiled call of each (CPU profile; the profiler itself slows both a little).
 const profDir = mkdtempSync(join(tmpdir(), 'loom-cli-prof-'));
@@ -119,6 +129,8 @@ ${rows}
 
 Targets: \`loom --agent a main /help\` ≤ ${TARGET_RATIO}× a bare start: **${execRatio.toFixed(2)}×** (${verdict(execRatio <= TARGET_RATIO)});
 peak RSS ≤ ${TARGET_RSS_MIB} MiB: **${execPeak.toFixed(1)} MiB** (${verdict(execPeak <= TARGET_RSS_MIB)}).
+
+${floor}
 
 ### Where the CPU time goes (one call each under --cpu-prof)
 ${profile}`);
