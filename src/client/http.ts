@@ -18,8 +18,8 @@ export interface HttpAnswer {
   cancel(): void;
 }
 
-/** The answer of `res` read through the HttpAnswer methods. */
-function answer(res: IncomingMessage): HttpAnswer {
+/** The answer of `res` read through the HttpAnswer methods; a read cut by `signal` throws its reason (an AbortError). */
+function answer(res: IncomingMessage, signal?: AbortSignal): HttpAnswer {
   const text = async (): Promise<string> => {
     const parts: Buffer[] = [];
     for await (const c of res) parts.push(c as Buffer);
@@ -29,7 +29,13 @@ function answer(res: IncomingMessage): HttpAnswer {
     status: res.statusCode ?? 0,
     text,
     json: async () => JSON.parse(await text()) as unknown,
-    chunks: () => res as AsyncIterable<Buffer>,
+    chunks: async function* () {
+      try {
+        for await (const c of res) yield c as Buffer;
+      } catch (err) {
+        throw signal?.aborted ? signal.reason : err;
+      }
+    },
     cancel: () => res.destroy(),
   };
 }
@@ -49,7 +55,7 @@ export function httpSend(url: string, init: HttpInit): Promise<HttpAnswer> {
     }
     const body = init.body === undefined ? undefined : Buffer.from(init.body, 'utf8');
     const headers = { ...init.headers, ...(body ? { 'Content-Length': String(body.length) } : {}) };
-    const req = request(u, { method: init.method, headers, signal: init.signal }, (res) => resolve(answer(res)));
+    const req = request(u, { method: init.method, headers, signal: init.signal }, (res) => resolve(answer(res, init.signal)));
     req.once('error', reject);
     req.end(body);
   });
