@@ -1,12 +1,31 @@
-/** @type {import('jest').Config} */
-export default {
-  // A private temp folder per run and per test file, and a failed run when anything is left in it.
+// Three tiers, told apart by the file name (README, "Tests"; test/tiers.test.ts holds the names true):
+//   unit         test/**/*.test.ts       no process, no socket, no build: what a contributor runs while editing
+//   integration  test/**/*.int.test.ts   the in-process app (createApp on port 0), helper processes; no build
+//   e2e          test/**/*.e2e.test.ts   dist/: the built daemon and CLI, workers, browser, pack, crash, fuzz
+const shared = {
+  // A private temp folder per test file (the run's folder is made once by globalSetup below).
   testEnvironment: '<rootDir>/test/setup/environment.js',
-  globalSetup: '<rootDir>/test/setup/globalSetup.js',
-  globalTeardown: '<rootDir>/test/setup/globalTeardown.js',
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true }] },
-  testMatch: ['<rootDir>/test/**/*.test.ts'],
   testTimeout: 30000,
+};
+
+/** @type {import('jest').Config} */
+export default {
+  // Top level, so they run once per jest run whatever projects it selects: a failed run when any test
+  // file leaves something in the temp folder.
+  globalSetup: '<rootDir>/test/setup/globalSetup.js',
+  globalTeardown: '<rootDir>/test/setup/globalTeardown.js',
+  testTimeout: 30000,
+  projects: [
+    {
+      ...shared,
+      displayName: 'unit',
+      testMatch: ['<rootDir>/test/**/*.test.ts'],
+      testPathIgnorePatterns: ['/node_modules/', '\\.(int|e2e)\\.test\\.ts$'],
+    },
+    { ...shared, displayName: 'integration', testMatch: ['<rootDir>/test/**/*.int.test.ts'] },
+    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e.test.ts'] },
+  ],
 };

@@ -1,4 +1,4 @@
-// bench/bash: persistent shells of bash:<name> topics (behaviour.md §8.3, issue 15).
+// bench/bash: persistent shells of bash:<name> topics (behaviour.md §8.3).
 //
 // 1. Round trips per second of `/exec echo hi` through one bash:<name> topic of the built daemon, against
 //    a bare node-pty loop running the same sentinel protocol in one process (bench/bash-bare.mjs): target

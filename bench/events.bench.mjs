@@ -1,5 +1,5 @@
 // Webhook ingest rate (events/s, p50/p99) on 8 connections with 10, 10 000 and 100 000 pending events,
-// and the delay from the 202 to the event's arrival on an open GET /events/stream (issue 4).
+// and the delay from the 202 to the event's arrival on an open GET /events/stream.
 // Each measurement starts a fresh daemon whose inbox log was pre-filled on disk (the documented
 // events.jsonl format, behaviour.md §9.8), so the daemon rebuilds the index at start-up like after a restart.
 import autocannon from 'autocannon';

@@ -1,4 +1,4 @@
-// bench/fs (issue 3): /fs GET and PUT of 4 KiB files on 16 connections, and GET of an 8 MiB file
+// bench/fs: /fs GET and PUT of 4 KiB files on 16 connections, and GET of an 8 MiB file
 // (MB/s), Loom daemon vs a bare node:http server (bench/fs-bare.mjs) on the same files, same run.
 // Runs alternate bare / Loom / bare / Loom per scenario so load drift on a shared machine hits both.
 import autocannon from 'autocannon';

@@ -28,7 +28,7 @@ function buildBefore() {
   mkdirSync(dir, { recursive: true });
   const rev = process.env.BENCH_BEFORE;
   if (rev) {
-    const tar = execFileSync('git', ['-C', root, 'archive', rev, 'src', 'package.json', 'tsconfig.json', 'tsconfig.build.json'], { maxBuffer: 1 << 28 });
+    const tar = execFileSync('git', ['-C', root, 'archive', rev, 'src', 'web', 'package.json', 'tsconfig.json', 'tsconfig.build.json'], { maxBuffer: 1 << 28 });
     execFileSync('tar', ['-x', '-C', dir], { input: tar });
   } else {
     for (const f of ['src', 'web', 'package.json', 'tsconfig.json', 'tsconfig.build.json']) cpSync(join(root, f), join(dir, f), { recursive: true });

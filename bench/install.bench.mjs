@@ -1,4 +1,4 @@
-// bench/install (issue 14): a 50-file manifest (8 KiB files) from a loopback server installed with
+// bench/install: a 50-file manifest (8 KiB files) from a loopback server installed with
 // `/install <url> --as …` through POST /exec, against fetching the same 50 files with a bare Node
 // script (bench/install-bare.mjs: node:http keep-alive, 4 at a time, streamed to disk) in the same run. Rounds
 // alternate bare / Loom and Loom / bare so load drift on a shared machine hits both; medians.

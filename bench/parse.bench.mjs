@@ -1,4 +1,4 @@
-// Parser and /open benchmark (issue 5): parse time and memory for the whole corpus and for one generated
+// Parser and /open benchmark: parse time and memory for the whole corpus and for one generated
 // 1 MiB document with 500 actions; /open latency of a 100 KiB local document through /exec.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';

@@ -1,4 +1,4 @@
-// Reliability figures of issue 12: descriptors and RSS under 1,000 agents × (webhook + stream + 5 topics),
+// Reliability figures: descriptors and RSS under 1,000 agents × (webhook + stream + 5 topics),
 // mint latency against the number of stored capabilities, RSS after a 64 KiB webhook flood and a clear,
 // RSS with 100,000 pending 1 KiB events. Targets: mint mean at 5,000 within 1.5× of at 100; flood + clear
 // within 60 MB of the baseline; 100,000 pending ≤ 120 MB.

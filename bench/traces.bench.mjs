@@ -1,4 +1,4 @@
-// bench/traces (issue 17): what recording costs and how fast a replay runs, each against a baseline
+// bench/traces: what recording costs and how fast a replay runs, each against a baseline
 // measured in the same run, rounds interleaved so the load of this shared machine hits both alike.
 //  1. bench/exec's load (POST /exec /help, 16 connections, 16 topics, autocannon) on one daemon, with
 //     and without a trace recording the benchmark's agent, and with a control trace of another agent.

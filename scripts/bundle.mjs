@@ -13,14 +13,14 @@
 // What stays outside the bundle, and why:
 //   node-pty, *.node                  native addons (loaded with createRequire at first use)
 //   @modelcontextprotocol/sdk, zod,   loaded on first use only (docs/architecture.md "Resident memory";
-//   turndown, gray-matter             test/blackbox/footprint.test.ts checks it)
+//   turndown, gray-matter             test/blackbox/footprint.e2e.test.ts checks it)
 //   bufferutil, utf-8-validate        optional speed-ups of ws that are not installed
 //   iconv-lite                        its 500 KiB of code-page tables (a quarter of the bundle) would be
 //                                     parsed at every start; raw-body (under Express's body-parser,
 //                                     which Loom never calls) needs them only for a non-UTF-8 body
 // Whitespace and comments are minified away (names are kept, so stack traces still read): a third
-// less to parse, and an ASCII-only file. One non-ASCII character in a comment (a '§') made V8 hold
-// the whole 2 MB source as UTF-16 and Node 20 spent ~10 ms decoding it (CPU profile of a start, issue 13).
+// less to parse, and an ASCII-only file. One non-ASCII character in a comment (a '§') makes V8 hold
+// the whole source as UTF-16, which Node 20 then decodes at every start (bench/RESULTS.md).
 // Code reached through `import()` goes to chunks beside full.js (splitting), so what loaded late
 // before still loads late. Chunks sit in dist/cli/, the same depth as every tsc output file, so the
 // paths the code builds from import.meta.url ('../../build/Release/…', '../../web/inspector',

@@ -64,8 +64,8 @@ export function loadConfig(env: NodeJS.ProcessEnv, opts: { portOverride?: string
 
 /**
  * `--record <file>`: its folder must exist, the path must not be a folder, and an earlier recording
- * there is never written over (a second `loom daemon --record session.jsonl` silently emptied the
- * first session's file): exit 2 before anything starts.
+ * there is never written over (a second `loom daemon --record session.jsonl` would silently empty
+ * the first session's file): exit 2 before anything starts.
  */
 function checkRecordFile(file: string): void {
   const abs = resolve(file);

@@ -52,7 +52,7 @@ export async function compose(config: DaemonConfig, opts: { clock?: Clock; memor
   mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
   scrubDaemonEnvironment();
   const wire = WIRES[config.wire];
-  // Temp files of writes a crash interrupted (issue 12, defect 10), before anything is written; the
+  // Temp files of writes a crash interrupted, removed before anything is written; the
   // same scan says which agents have a state folder, so start-up probes skip the rest.
   const { stateFolders } = removeLeftoverTemps(config.dataDir, wire.stateRoot);
   let port = config.port;

@@ -42,7 +42,6 @@ export async function runDaemon(opts: DaemonRunOptions = {}): Promise<void> {
   const processes = adoptDataDir(config.dataDir);
   if (processes.ended !== null) process.stderr.write(`loom: ended ${processes.ended} ${processes.ended === 1 ? 'process' : 'processes'} left by an earlier daemon\n`);
   let stopping = false;
-  // eslint-disable-next-line prefer-const
   let stop: (delayMs: number) => void;
   let composition;
   try {

@@ -36,6 +36,13 @@ const ALLOWED: Record<string, string[]> = {
   'config.ts': ['domain'],
   'version.ts': [],
 };
+/**
+ * Files held to less than their layer allows: the capability service reaches the record files only
+ * through the port the feature hands it (never a store or an effect of its own).
+ */
+const NARROWER: Record<string, string[]> = {
+  'services/capabilities.ts': ['domain', 'machines', 'actors', 'services'],
+};
 /** Packages a layer must never import (architecture.md: commands never xstate, express or the client). */
 const FORBIDDEN_PACKAGES: Record<string, RegExp> = {
   domain: /^(xstate|express|lowdb)/,
@@ -74,7 +81,7 @@ describe('architecture dependency rule', () => {
   const graph = new Map<string, string[]>();
   for (const file of files(src)) {
     const from = layerOf(file);
-    const allowed = ALLOWED[from];
+    const allowed = NARROWER[relative(src, file)] ?? ALLOWED[from];
     if (!allowed) violations.push(`${relative(src, file)}: undeclared layer or root file`);
     const deps: string[] = [];
     for (const spec of specifiers(readFileSync(file, 'utf8'))) {

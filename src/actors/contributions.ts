@@ -84,12 +84,15 @@ export class FeatureSet {
 
   /** `/describe` entries of every feature, over `core` (read at each call: a feature may answer lazily). */
   describe(core: Record<string, unknown>): Record<string, unknown> {
-    return Object.assign(core, ...this.all.map((c) => c.describe ?? {}));
+    for (const c of this.all) Object.assign(core, c.describe ?? {});
+    return core;
   }
 
   /** The state inspector's agent fields of every feature (behaviour.md §13.2). */
   inspectAgent(agentId: string): Record<string, unknown> {
-    return Object.assign({}, ...this.all.map((c) => c.inspectAgent?.(agentId) ?? {}));
+    const out: Record<string, unknown> = {};
+    for (const c of this.all) Object.assign(out, c.inspectAgent?.(agentId) ?? {});
+    return out;
   }
 
   /** The machines the features' actors run. */

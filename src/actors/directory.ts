@@ -6,7 +6,7 @@ import type { TopicRef } from '../domain/topic.js';
 import { agentSystemId, capSystemId, installSystemId, topicChildId, topicSystemId, webhookSystemId, type AgentProfile } from '../machines/agent.js';
 import type { CapabilityInput } from '../machines/capability.js';
 import { SHELF_PREFIX } from '../machines/capabilityShelf.js';
-import type { InstallInput } from '../machines/install.js';
+import { installProgressOf, type InstallInput } from '../machines/install.js';
 import { onShelves } from '../machines/shelf.js';
 import { agentsOf } from '../machines/agentShelf.js';
 import { childrenOf } from '../machines/children.js';
@@ -253,13 +253,7 @@ export class AgentDirectory {
     if (!agent) return [];
     return Object.entries(childrenOf(agent))
       .filter(([id]) => id.startsWith('install:'))
-      .map(([, ref]) => {
-        const { value, context: c } = (ref as InstallActor).getSnapshot();
-        return {
-          install_id: c.installId, name: c.name, source: c.source, state: value as InstallProgress['state'],
-          files_done: c.filesDone, files_total: c.filesTotal, bytes: c.bytes, request_id: c.requestId,
-        };
-      })
+      .map(([, ref]) => installProgressOf((ref as InstallActor).getSnapshot()))
       .sort((a, b) => byString(a.install_id, b.install_id));
   }
 

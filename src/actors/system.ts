@@ -226,7 +226,7 @@ export class LoomSystem {
     const actor = this.directory.wakeTopic(this.knownAgent(agentId), ref, this.deps.clock.now());
     if (!actor) throw new LoomError(401, unknownIdentity(this.wire, agentId));
     const systemId = topicSystemId(agentId, ref.topic);
-    this.tickets.set(actor, followTopic(actor, (ev) => this.inspection.command(systemId, ev), () => this.inspection.recent.forget(systemId), (ev) => this.inspection.session(ev)));
+    this.tickets.set(actor, followTopic(actor, (ev) => this.inspection.command(systemId, ev), () => this.inspection.forgetTopic(systemId), (ev) => this.inspection.session(ev)));
     return actor;
   }
 

@@ -3,7 +3,7 @@ import type { IPty } from 'node-pty';
 
 /*
  * The one place that reads node-pty's internals (its master descriptor and its write queue), for the
- * cost written in docs/adapters.md; test/adapters/nodePty.test.ts fails when node-pty changes them.
+ * cost written in docs/adapters.md; test/adapters/nodePty.int.test.ts fails when node-pty changes them.
  * Every function falls back to node-pty's public API when the internals are not there.
  */
 
@@ -15,8 +15,8 @@ export function ptyMasterFd(p: IPty): number | null {
 
 /**
  * Writes to a PTY master, at once when nothing is queued. node-pty's own write goes through the
- * libuv threadpool (an async fs.write), which cost ~50 µs of the event loop per command here (CPU
- * profile of bench/bash; the bare node-pty loop pays it as well). A command line fits the tty's
+ * libuv threadpool (an async fs.write), a cost on the event loop for every command (the bare
+ * node-pty loop of bench/bash pays it as well). A command line fits the tty's
  * input buffer, so a write on the master (non-blocking, node-pty sets it so) takes it whole; what
  * it does not take (EAGAIN, a short write) goes to node-pty's queue, and so does every write while
  * that queue holds anything, so bytes never overtake each other.

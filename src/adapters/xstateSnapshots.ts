@@ -27,8 +27,8 @@ export function hasSnapshotHook(system: InspectableSystem): boolean {
  *
  * Why not `system.inspect`: an inspect observer makes XState copy every inspection event into a
  * new object (`{...event, rootId}`) before any observer sees it, 9 events per command of which 2
- * are snapshots, at five different shapes; the copy site goes megamorphic and cost ~20 µs per
- * command, as much as the rest of the feed. So this wraps the system's internal
+ * are snapshots, at five different shapes; the copy site goes megamorphic and costs as much per
+ * command as the rest of the feed. So this wraps the system's internal
  * `_sendInspectionEvent` (called through the system object for every event, observers or not) and
  * passes snapshot events on uncopied. Without that hook (another XState) it falls back to
  * `system.inspect`, which is correct, only slower. Listeners run after XState's own observers; a

@@ -8,8 +8,8 @@ export const compileCacheDir = (dataDir: string): string => join(dataDir, 'cache
 
 /**
  * Keep V8's compiled code of the daemon between starts (Node >= 22.1, `module.enableCompileCache`):
- * compiling the 2 MB bundle is ~80 ms of a cold start, and a warm cache took a 1,000-agent start
- * on Node 24 from ~310 to ~280 ms here (issue 13, interleaved pairs). Node 20 has no such API and starts as before.
+ * compiling the bundle is a sizeable part of a cold start, and a warm cache skips it (figures in
+ * bench/RESULTS.md). Node 20 has no such API and compiles at every start.
  *
  * The cache lives in the data directory (mode 0700), never in a shared temp folder where another
  * user could plant code for the daemon to run. A cache is never worth a failed start: any error

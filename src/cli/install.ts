@@ -5,10 +5,10 @@ import { execOnce, joinWords, untilde } from './exec.js';
 import { shellLocalPath } from './localPath.js';
 
 /**
- * `loom install <source> [flags]`, `loom packages`, `loom uninstall <name>` (issue 14): the slash
+ * `loom install <source> [flags]`, `loom packages`, `loom uninstall <name>`: the slash
  * commands `/install`, `/packages`, `/uninstall` sent through POST /exec in the `app` hub topic (a
  * hub: no document of the user's is replaced, relative paths start at the agent home). While an
- * install runs, its progress is read from the install actor through `GET /installs?request_id=`.
+ * install runs, its progress comes from the install actor through `GET /installs/stream?request_id=`.
  */
 
 /** The topic the package commands run in. */
@@ -50,20 +50,22 @@ export interface ProgressSink {
 }
 
 /**
- * Poll the install started by `requestId` and show its progress on `sink` until `stop()`: on a TTY one
- * line redrawn in place (cleared at the end), else a plain line whenever the file count moved (at most
- * one a second, the first after a second). Polling errors are ignored: the command's own answer says what happened.
+ * Show the progress of the install started by `requestId` on `sink`, as GET /installs/stream sends
+ * it, until `stop()`: on a TTY one line redrawn in place (cleared at the end), else a plain line
+ * whenever the file count moved (at most one a second, the first after a second). `ready` resolves
+ * once the daemon streams, so the install starts after the stream is open and no change is missed;
+ * it also resolves when the stream cannot open (the install then runs without progress: the
+ * command's own answer says what happened).
  */
-export function watchProgress(c: LoomClient, requestId: string, sink: ProgressSink, everyMs = sink.tty ? 100 : 250): { stop(): void } {
-  let stopped = false;
+export function watchProgress(c: LoomClient, requestId: string, sink: ProgressSink): { ready: Promise<void>; stop(): void } {
+  const abort = new AbortController();
   let drawn = false;
   let lastKey = '';
   // Plain lines start after a second: a quick install prints only its answer.
   let lastAt = Date.now();
-  const tick = async () => {
-    const r = await c.installs(requestId).catch(() => null);
-    const p = r?.status === 200 ? r.body.installs[0] : undefined;
-    if (stopped || !p) return;
+  let markReady: () => void = () => undefined;
+  const ready = new Promise<void>((resolve) => { markReady = resolve; });
+  const show = (p: InstallJson) => {
     if (sink.tty) {
       sink.write(`\r\x1b[2K${progressBar(p)}`);
       drawn = true;
@@ -76,13 +78,24 @@ export function watchProgress(c: LoomClient, requestId: string, sink: ProgressSi
       lastAt = Date.now();
     }
   };
-  const timer = setInterval(() => void tick(), everyMs);
-  void tick();
+  void (async () => {
+    try {
+      for await (const e of c.installStream(requestId, abort.signal)) {
+        if (e.event === 'ready') markReady();
+        else if (e.event === 'install' && !abort.signal.aborted) show(JSON.parse(e.data) as InstallJson);
+      }
+    } catch {
+      // Refused, unreachable or stopped: no progress to show.
+    }
+    markReady();
+  })();
   return {
+    ready,
     stop() {
-      stopped = true;
-      clearInterval(timer);
+      abort.abort();
+      markReady();
       if (drawn) sink.write('\r\x1b[2K');
+      drawn = false;
     },
   };
 }
@@ -113,6 +126,7 @@ async function install(opts: GlobalOpts, source: string, o: InstallOptions): Pro
   const requestId = `cli_${randomBytes(8).toString('hex')}`;
   const c = client(opts);
   const progress = opts.json ? null : watchProgress(c, requestId, { tty: process.stderr.isTTY === true, write: (t) => process.stderr.write(t) });
+  await progress?.ready;
   try {
     return await execOnce(opts, packageTopic(opts), installCommandText(word, o), { requestId, onAnswer: () => progress?.stop() });
   } finally {

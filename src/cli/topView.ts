@@ -47,18 +47,31 @@ function stateText(state: unknown): string {
   return s === 'executing' ? `${BLUE}${s}${RESET}` : s === 'idle' ? `${GREEN}${s}${RESET}` : s;
 }
 
-function waitingLine(w: SnapshotTicket): string {
-  return `      ${YELLOW}waiting${RESET} ${w.cmd}  ${BOLD}${shortDuration(w.waited_ms)}${RESET} ${DIM}(${shortDuration(w.expires_in_ms)} left)${RESET}`;
+/** `request r1` when the client named its request, else nothing. */
+const requestOf = (t: SnapshotTicket): string => (t.request_id ? ` request ${t.request_id}` : '');
+
+function waitingLine(w: SnapshotTicket, index: number, waitLimit: number | undefined): string {
+  const limit = waitLimit === undefined ? '' : ` of ${shortDuration(waitLimit)}`;
+  return `      ${YELLOW}#${w.position ?? index + 1} waiting${RESET} ${w.cmd}  ${BOLD}${shortDuration(w.waited_ms)}${RESET} ${DIM}(${shortDuration(w.expires_in_ms)} left${limit}) ${w.via}${requestOf(w)}${RESET}`;
+}
+
+/** `waiting 2/5` (the limit when the daemon says it). */
+const waitingCount = (t: SnapshotTopic): string => `waiting ${t.waiting.length}${t.queue_limit === undefined ? '' : `/${t.queue_limit}`}`;
+
+/** A refusal with the limit it hit: `QUEUE_FULL (limit 5 waiting)`, `QUEUE_TIMEOUT (limit 2m00s)`. */
+function failureText(r: SnapshotTopic['recent'][number]): string {
+  const limit = r.queue_limit !== undefined ? ` (limit ${r.queue_limit} waiting)` : r.wait_limit_ms !== undefined ? ` (limit ${shortDuration(r.wait_limit_ms)})` : '';
+  return `${r.code ?? ''}${limit}`;
 }
 
 function topicLines(t: SnapshotTopic): string[] {
   const lastFail = [...t.recent].reverse().find((r) => !r.ok);
-  const head = `    ${BOLD}${t.topic}${RESET} ${DIM}${t.topic_type}${RESET}  ${stateText(t.state)}  ${t.waiting.length} waiting` +
+  const head = `    ${BOLD}${t.topic}${RESET} ${DIM}${t.topic_type}${RESET}  ${stateText(t.state)}  ${waitingCount(t)}` +
     (t.shell ? `  ${DIM}shell ${String(t.shell.state ?? '')}${t.shell.cwd ? ` ${t.shell.cwd}` : ''}${RESET}` : '') +
-    (lastFail ? `  ${RED}last failure ${lastFail.code ?? ''} ${lastFail.cmd}${RESET}` : '');
+    (lastFail ? `  ${RED}last failure ${failureText(lastFail)} ${lastFail.cmd}${RESET}` : '');
   const lines = [head];
-  if (t.running) lines.push(`      ${BLUE}running${RESET} ${t.running.cmd}  ${BOLD}${shortDuration(t.running.elapsed_ms)}${RESET} ${DIM}${t.running.via}${RESET}`);
-  for (const w of t.waiting) lines.push(waitingLine(w));
+  if (t.running) lines.push(`      ${BLUE}running${RESET} ${t.running.cmd}  ${BOLD}${shortDuration(t.running.elapsed_ms)}${RESET} ${DIM}${t.running.via}${requestOf(t.running)}${RESET}`);
+  t.waiting.forEach((w, i) => lines.push(waitingLine(w, i, t.wait_limit_ms)));
   return lines;
 }
 

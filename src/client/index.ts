@@ -2,25 +2,14 @@ import { TOOL_NAME } from '../domain/mcpTool.js';
 import { httpSend, type HttpAnswer } from './http.js';
 import type { InspectorSnapshot } from './inspector.js';
 import { SseParser, type SseEvent } from './sse.js';
+import { refusedOutcome, streamedOutcome, type ExecOutcome } from './execAnswer.js';
+import type { InstallProgress } from '../domain/install.js';
 import { WIRES, isWireName, type WireDescription, type WireName } from '../domain/wire.js';
 
 export type { InspectorSnapshot, SnapshotAgent, SnapshotTicket, SnapshotTopic } from './inspector.js';
 
 export { SseParser, type SseEvent };
-
-/** spec §2 head metadata. */
-export interface ExecHead {
-  ok: boolean;
-  code: string | null;
-  cmd: string;
-  request_id: string | null;
-  /** Agent wire; the user wire sends `user_id` instead (behaviour.md §11). */
-  agent_id: string;
-  user_id?: string;
-  topic: string;
-  topic_type: string;
-  meta: { uri: string; title: string | null; current_block: string | null } | null;
-}
+export type { ExecHead, ExecOutcome } from './execAnswer.js';
 
 /** An inbox event as the JSON routes and the event stream send it (spec §2 Event). */
 export interface EventJson {
@@ -33,29 +22,8 @@ export interface EventJson {
 }
 
 /** A running install as `GET /installs` lists it (behaviour.md §13.2 progress fields). */
-export interface InstallJson {
-  install_id: string;
-  name: string | null;
-  source: string;
-  state: 'staging' | 'installed' | 'aborted';
-  files_done: number;
-  files_total: number;
-  bytes: number;
+export interface InstallJson extends InstallProgress {
   request_id: string | null;
-}
-
-/** The outcome of one /exec call as a client sees it. */
-export interface ExecOutcome {
-  status: number;
-  /** JSON error body for non-200 answers. */
-  error?: { error: string; message?: string };
-  head?: ExecHead;
-  content?: string;
-  done: boolean;
-  /** The content without its `re:` line (what the CLI and MCP print). */
-  body?: string;
-  /** Client-side code when head arrived without content or done (spec §7). */
-  incomplete?: 'STREAM_INCOMPLETE';
 }
 
 /** What one MCP `tools/call` returned: the envelope text, or the HTTP status and raw body of a failure. */
@@ -85,17 +53,11 @@ export interface TraceListing extends TraceStarted {
 /** Thrown when the daemon cannot be reached (CLI exit 3). */
 export class DaemonUnreachable extends Error {}
 
-/** Thrown by `eventStream` when the daemon answers with an error status (spec §4.5: 400, 401; 429). */
+/** Thrown by `eventStream` and `installStream` when the daemon answers with an error status (spec §4.5: 400, 401; 429). */
 export class EventStreamRefused extends Error {
   constructor(readonly status: number, readonly error: string) {
     super(`event stream refused: HTTP ${status} ${error}`);
   }
-}
-
-/** Strip the `re:` line of a content string (spec §4.7). */
-export function stripReLine(content: string): string {
-  const i = content.indexOf('\n');
-  return i < 0 ? '' : content.slice(i + 1);
 }
 
 /** One registered identity as `GET /agents` (or `GET /users`) lists it. */
@@ -231,12 +193,7 @@ export class LoomClient {
   /** POST /exec and read the SSE answer (spec §4.7). */
   async exec(topic: string, cmd: string, requestId?: string): Promise<ExecOutcome> {
     const res = await this.request('POST', () => ({ path: '/exec', body: { cmd, topic, ...(requestId ? { request_id: requestId } : {}) } }), { Accept: 'text/event-stream' });
-    if (res.status !== 200) {
-      const text = await res.text();
-      let error: { error: string; message?: string };
-      try { error = JSON.parse(text); } catch { error = { error: text }; }
-      return { status: res.status, error, done: false };
-    }
+    if (res.status !== 200) return refusedOutcome(res.status, await res.text());
     const parser = new SseParser();
     const events: SseEvent[] = [];
     const decoder = new TextDecoder();
@@ -245,16 +202,7 @@ export class LoomClient {
     } catch {
       // A cut stream is reported as STREAM_INCOMPLETE below.
     }
-    const out: ExecOutcome = { status: 200, done: events.some((e) => e.event === 'done') };
-    const head = events.find((e) => e.event === 'head');
-    const content = events.find((e) => e.event === 'content');
-    if (head) out.head = JSON.parse(head.data) as ExecHead;
-    if (content) {
-      out.content = JSON.parse(content.data) as string;
-      out.body = stripReLine(out.content);
-    }
-    if (!out.content || !out.done) out.incomplete = 'STREAM_INCOMPLETE';
-    return out;
+    return streamedOutcome(events);
   }
 
   /**
@@ -266,7 +214,7 @@ export class LoomClient {
     const res = await this.request('POST', () => ({ path: '/mcp', body: rpc }), { Accept: 'application/json, text/event-stream' });
     const raw = await res.text();
     let parsed: { result?: { content?: Array<{ text?: unknown }>; isError?: unknown } } | undefined;
-    try { parsed = JSON.parse(raw); } catch { parsed = undefined; }
+    try { parsed = JSON.parse(raw) as typeof parsed; } catch { parsed = undefined; }
     const text = parsed?.result?.content?.[0]?.text;
     if (res.status !== 200 || typeof text !== 'string') return { status: res.status, raw };
     return { status: 200, text, isError: parsed?.result?.isError === true };
@@ -302,8 +250,21 @@ export class LoomClient {
   }
 
   /** Open GET /events/stream; yields parsed events until the stream ends or `signal` aborts. */
-  async *eventStream(signal?: AbortSignal): AsyncGenerator<SseEvent> {
-    const res = await httpSend(this.baseUrl + '/events/stream', { method: 'GET', headers: { Accept: 'text/event-stream', ...(this.agentId ? { [this.current.header]: this.agentId } : {}) }, signal }).catch((err: Error) => {
+  eventStream(signal?: AbortSignal): AsyncGenerator<SseEvent> {
+    return this.sseStream('/events/stream', signal);
+  }
+
+  /**
+   * Open GET /installs/stream (beyond spec), only the install of `requestId` when given: `ready`,
+   * then `install` events (InstallJson) as its progress changes, until `signal` aborts.
+   */
+  installStream(requestId?: string, signal?: AbortSignal): AsyncGenerator<SseEvent> {
+    return this.sseStream(`/installs/stream${requestId ? `?request_id=${encodeURIComponent(requestId)}` : ''}`, signal);
+  }
+
+  /** A GET answered with SSE: its parsed events; an error status throws EventStreamRefused. */
+  private async *sseStream(path: string, signal?: AbortSignal): AsyncGenerator<SseEvent> {
+    const res = await httpSend(this.baseUrl + path, { method: 'GET', headers: { Accept: 'text/event-stream', ...(this.agentId ? { [this.current.header]: this.agentId } : {}) }, signal }).catch((err: Error) => {
       throw new DaemonUnreachable(err.message);
     });
     if (res.status !== 200) {

@@ -12,16 +12,21 @@ export interface SnapshotTicket {
   queued_at?: string;
   waited_ms?: number;
   expires_in_ms?: number;
+  /** A waiting command's place in its queue, 1 next (behaviour.md §13.7). */
+  position?: number;
 }
 
 export interface SnapshotTopic {
   topic: string;
   topic_type: string;
   state: unknown;
+  /** Older daemons leave the limits out (behaviour.md §13.7). */
+  queue_limit?: number;
+  wait_limit_ms?: number;
   running: SnapshotTicket | null;
   waiting: SnapshotTicket[];
   shell: { state?: unknown; pid?: number; cwd?: string } | null;
-  recent: Array<{ ticket: string; cmd: string; ok: boolean; code: string | null; duration_ms: number; at: string }>;
+  recent: Array<{ ticket: string; cmd: string; ok: boolean; code: string | null; duration_ms: number; at: string; queue_limit?: number; wait_limit_ms?: number }>;
 }
 
 export interface SnapshotAgent {

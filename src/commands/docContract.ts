@@ -1,8 +1,8 @@
 import type { ActionServices } from './types.js';
 
 /**
- * The contract between the documents feature (issue 5: loading, rendering, /act listing and --help)
- * and the actions feature (issue 6: invocation, execution, templates, default actions). The actions
+ * The contract between the documents feature (loading, rendering, /act listing and --help) and the
+ * actions feature (invocation, execution, templates, default actions). The actions
  * feature provides `services.actions` (commands/types.ts ActionServices); neither imports the other.
  */
 

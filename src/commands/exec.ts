@@ -23,7 +23,7 @@ export function parseExecArgs(args: string, body: string): { ok: true; timeoutS:
   }
   const text = body === '' ? rest : `${rest}\n${body}`;
   if (text.trim() === '') return { ok: false, result: fail('INVALID_ARGS', 'Usage: /exec <shell command>') };
-  // bash cannot receive a NUL byte (argv strings end there): refused, not an INTERNAL_ERROR (issue 12 fuzzer).
+  // bash cannot receive a NUL byte (argv strings end there): refused, not an INTERNAL_ERROR.
   if (text.includes('\0')) return { ok: false, result: fail('INVALID_ARGS', 'The command contains a NUL byte') };
   return { ok: true, timeoutS, text };
 }

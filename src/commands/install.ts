@@ -11,7 +11,7 @@ import { parseFlags, splitArgs } from './documents/args.js';
 import { clearDocument, docData, topicState } from './documents/state.js';
 import { refusalResult } from './documents/targets.js';
 import { columns } from './format.js';
-import type { Command, CommandContext } from './types.js';
+import type { Command, CommandContext, InstallServices } from './types.js';
 
 /**
  * `/install`, `/uninstall`, `/packages` (spec §4.13; behaviour.md §7.1, §7.6 output, §7.7). The
@@ -19,7 +19,13 @@ import type { Command, CommandContext } from './types.js';
  */
 
 const usage = () => fail('INVALID_ARGS', INSTALL_USAGE);
-const notAvailable = () => fail('COMMAND_UNSUPPORTED', 'Installs are not available in this build');
+/** A command that needs the install services: COMMAND_UNSUPPORTED in a build without them. */
+function installsCommand(name: string, run: (ctx: CommandContext, installs: InstallServices) => Promise<CommandResult>): Command {
+  return {
+    name,
+    run: (ctx) => (ctx.services.installs ? run(ctx, ctx.services.installs) : fail('COMMAND_UNSUPPORTED', 'Installs are not available in this build')),
+  };
+}
 
 /** Parse the flags (before or after the source) and the one positional source. */
 function parseInstallArgs(text: string): { flags: InstallFlags; source: string | null } | CommandResult {
@@ -100,21 +106,16 @@ function replacedRows(prev: PackageRecord | undefined, now: PackageRecord): stri
 }
 
 /** `/install [<source>] [--app|--tool] [--link|--local] [--as <name>]` (behaviour.md §7.1). */
-export const installCommand: Command = {
-  name: 'install',
-  async run(ctx) {
-    const installs = ctx.services.installs;
-    if (!installs) return notAvailable();
-    const parsed = parseInstallArgs(ctx.args);
-    if (isResult(parsed)) return parsed;
-    const raw = parsed.source ?? currentLocalFile(ctx);
-    if (raw === null) return usage();
-    const source = resolveSource(ctx, raw, parsed.flags);
-    if (isResult(source)) return source;
-    const out = await installs.install(ctx, { agentId: ctx.agent.id, home: ctx.agent.home, source, flags: parsed.flags }, raw);
-    return out.ok ? confirm(installedLines(out)) : fail(out.code, out.message);
-  },
-};
+export const installCommand = installsCommand('install', async (ctx, installs) => {
+  const parsed = parseInstallArgs(ctx.args);
+  if (isResult(parsed)) return parsed;
+  const raw = parsed.source ?? currentLocalFile(ctx);
+  if (raw === null) return usage();
+  const source = resolveSource(ctx, raw, parsed.flags);
+  if (isResult(source)) return source;
+  const out = await installs.install(ctx, { agentId: ctx.agent.id, home: ctx.agent.home, source, flags: parsed.flags }, raw);
+  return out.ok ? confirm(installedLines(out)) : fail(out.code, out.message);
+});
 
 /** Sessions of this agent whose current document belongs to a removed package lose it, as `/close` (§7.7). */
 function forgetPackage(ctx: CommandContext, name: string): void {
@@ -134,28 +135,23 @@ function removedText(ctx: CommandContext, record: PackageRecord, removed: string
 }
 
 /** `/uninstall <name>` (behaviour.md §7.7). */
-export const uninstallCommand: Command = {
-  name: 'uninstall',
-  async run(ctx) {
-    const installs = ctx.services.installs;
-    if (!installs) return notAvailable();
-    const args = splitArgs(ctx.args);
-    if (!args || args.length !== 1 || (!args[0].quoted && args[0].text.startsWith('--'))) return fail('INVALID_ARGS', 'Usage: /uninstall <name>');
-    const name = args[0].text;
-    const notFound = () => fail('NOT_FOUND', `Package not found: ${name}`, { recovery: '/packages' });
-    if (!PACKAGE_NAME_RE.test(name)) return notFound();
-    let r: Awaited<ReturnType<typeof installs.uninstall>>;
-    try {
-      r = await installs.uninstall(ctx, name);
-    } catch (err) {
-      const f = failureOf(err);
-      return fail(f.code, f.message);
-    }
-    if (!r) return notFound();
-    forgetPackage(ctx, name);
-    return confirm(`Uninstalled app:${name} (${removedText(ctx, r.record, r.removed)})`);
-  },
-};
+export const uninstallCommand = installsCommand('uninstall', async (ctx, installs) => {
+  const args = splitArgs(ctx.args);
+  if (!args || args.length !== 1 || (!args[0].quoted && args[0].text.startsWith('--'))) return fail('INVALID_ARGS', 'Usage: /uninstall <name>');
+  const name = args[0].text;
+  const notFound = () => fail('NOT_FOUND', `Package not found: ${name}`, { recovery: '/packages' });
+  if (!PACKAGE_NAME_RE.test(name)) return notFound();
+  let r: Awaited<ReturnType<typeof installs.uninstall>>;
+  try {
+    r = await installs.uninstall(ctx, name);
+  } catch (err) {
+    const f = failureOf(err);
+    return fail(f.code, f.message);
+  }
+  if (!r) return notFound();
+  forgetPackage(ctx, name);
+  return confirm(`Uninstalled app:${name} (${removedText(ctx, r.record, r.removed)})`);
+});
 
 /** `/packages` (behaviour.md §7.7). */
 export const packagesCommand: Command = {

@@ -67,7 +67,7 @@ export interface LoadedDocument {
 /** A hub page renderer: the lines after `<Name> hub` / `---` (behaviour.md §2.12). */
 export type HubPage = (ctx: CommandContext) => string[] | Promise<string[]>;
 
-/** What the documents feature provides to built-in commands (issue 5). */
+/** What the documents feature provides to built-in commands. */
 export interface DocumentServices {
   /** `/info` lines `document:` … `warnings:` for a session with a document. */
   info(ctx: CommandContext): string[];
@@ -77,7 +77,7 @@ export interface DocumentServices {
   config: { fetchTimeoutMs: number; maxBytes: number; maxRedirects: number };
 }
 
-/** What the actions feature provides to the documents feature (docContract.ts; issue 6). */
+/** What the actions feature provides to the documents feature (docContract.ts). */
 export interface ActionServices {
   /** Invoke action `id` with argument text `args` (behaviour.md §5). */
   invoke(ctx: CommandContext, loaded: LoadedDocument, id: string, args: string): Promise<CommandResult>;

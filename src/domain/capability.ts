@@ -3,7 +3,10 @@ import { CAPABILITY_MAX_TTL_MS } from './limits.js';
 import { FS_VERBS, normalisePrefix, type FsVerb } from './fsPath.js';
 
 /** spec §3 Capability states. */
-export type CapabilityState = 'live' | 'consumed' | 'expired' | 'revoked';
+export const CAPABILITY_STATES = ['live', 'consumed', 'expired', 'revoked'] as const;
+
+/** One of the spec §3 Capability states. */
+export type CapabilityState = (typeof CAPABILITY_STATES)[number];
 
 /** Why /fs refuses a token with 401 (behaviour.md §9.6 steps 2 and 3). */
 export type CapabilityRefusal = 'missing' | 'unknown_token' | 'revoked' | 'expired' | 'consumed';

@@ -1,7 +1,7 @@
 /**
  * Lookups by user text. A plain object answers `constructor`, `toString` or `__proto__` with
  * members of Object.prototype, so a name typed by a user (an app, a variable, a help topic) must
- * only ever find own properties (issue 12, defect 1). Tables built from user text are Maps; these
+ * only ever find own properties. Tables built from user text are Maps; these
  * helpers are for the fixed tables and foreign objects (process.env, parsed JSON) that stay objects.
  */
 

@@ -67,8 +67,8 @@ export const TRACE_FILE_STEP_BYTES = 1048576;
 /** behaviour.md §14.1 (chosen here): a trace file stops recording when it passes this size. */
 export const TRACE_FILE_MAX_BYTES = 256 * 1024 * 1024;
 /**
- * Chosen here (an attacker review: one command naming 400 hard links of a 1 MiB file ran the daemon
- * out of memory): the file steps read but not yet written, across every recording of the daemon.
+ * Chosen here, so that a command naming many hard links of one large file cannot run the daemon
+ * out of memory: the file steps read but not yet written, across every recording of the daemon.
  * A file over it is left out of its trace with a warning.
  */
 export const TRACE_PENDING_FILE_BYTES = 32 * 1024 * 1024;

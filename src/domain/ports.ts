@@ -26,7 +26,7 @@ export interface AgentRecord {
   createdAt: string;
   /** behaviour.md §15: absent on records stored before the sandbox existed (the daemon default applies). */
   sandbox?: SandboxMode;
-  /** spec §2 Local webhook: the token is stored in the agent registry (issue 4). */
+  /** spec §2 Local webhook: the token is stored in the agent registry. */
   webhookToken?: string;
 }
 

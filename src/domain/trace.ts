@@ -292,7 +292,7 @@ function sameShape(a: ExecStep, b: ExecStep): boolean {
 /**
  * {@link stepLine} for a recording, remembering the last answer's content as encoded JSON: an agent
  * that asks the same thing again (polling `/info`, `/events`, `/help`) gets the same content, and its
- * JSON bytes (most of a line: ~1–3 KB) are neither made nor encoded again; the writer gets the same
+ * JSON bytes (most of a line) are neither made nor encoded again; the writer gets the same
  * Buffer for every step that repeats it. The rest of the step is made JSON with a slot in place of
  * the content; the slot must occur once, followed only by `}` and `duration_ms`, so no text of the
  * step itself (a command may hold the same characters) is taken for it. Any other shape, or a step
@@ -300,8 +300,8 @@ function sameShape(a: ExecStep, b: ExecStep): boolean {
  *
  * It also keeps, per topic, the last step's JSON between `t_ms` and the content: a step that differs
  * from it only in `seq`, `t_ms`, `duration_ms` and content (the same command again, with the same
- * head) reuses it, checked value by value (stepShape.ts), where JSON.stringify of the step took
- * ~3 µs of the ~4.4 µs a line cost (bench/.tmp micro-benchmark, issue 17).
+ * head) reuses it, checked value by value (stepShape.ts), because JSON.stringify of the step is
+ * most of what a line costs to make.
  */
 export class StepLines {
   private content: string | undefined;

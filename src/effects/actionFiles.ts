@@ -16,7 +16,7 @@ export type ActionFileRead =
   | { ok: true; data: Buffer; display: string }
   | { ok: false; kind: 'forbidden' | 'unreadable' | 'tooLarge'; display: string; reason?: string; size?: number };
 
-/** behaviour.md §5.4-style reasons for paths the file system cannot take (issue 12, defect 7). */
+/** behaviour.md §5.4-style reasons for paths the file system cannot take. */
 const PROBLEM_REASON = { nul: 'no such file', name: 'name too long', path: 'path too long', loop: 'too many levels of symbolic links' } as const;
 
 /** behaviour.md §16: reasons of a refused read, in the words of §5.4. */

@@ -79,18 +79,25 @@ export function readAgentFile(abs: string, limit: number): AgentFileRead {
   }
 }
 
+/**
+ * The buffer for the next read: `buf` while it has room, else a bigger copy of its first `len` bytes
+ * (at most `cap`), or null once `cap` bytes are read.
+ */
+function roomFor(buf: Buffer, len: number, cap: number): Buffer | null {
+  if (len < buf.length) return buf;
+  if (len >= cap) return null;
+  const bigger = Buffer.allocUnsafe(Math.min(cap, len + CHUNK));
+  buf.copy(bigger, 0, 0, len);
+  return bigger;
+}
+
 /** Up to limit + 1 bytes from `fd`, starting with the size fstat gave (the common case: one read). */
 function readBounded(fd: number, size: number, limit: number): Buffer {
   const cap = limit + 1;
-  let buf = Buffer.allocUnsafe(Math.min(cap, size + 1));
+  let buf: Buffer = Buffer.allocUnsafe(Math.min(cap, size + 1));
   let len = 0;
-  for (;;) {
-    if (len === buf.length) {
-      if (len >= cap) break;
-      const bigger = Buffer.allocUnsafe(Math.min(cap, len + CHUNK));
-      buf.copy(bigger, 0, 0, len);
-      buf = bigger;
-    }
+  for (let room: Buffer | null = buf; room; room = roomFor(buf, len, cap)) {
+    buf = room;
     const n = readSync(fd, buf, len, buf.length - len, null);
     if (n === 0) break;
     len += n;
@@ -134,15 +141,10 @@ export async function readAgentFileAsync(abs: string, limit: number): Promise<Ag
     if (!st.isFile()) return { refused: 'not_regular' };
     if (st.size > limit) return { refused: 'too_large', size: st.size };
     const cap = limit + 1;
-    let buf = Buffer.allocUnsafe(Math.min(cap, st.size + 1));
+    let buf: Buffer = Buffer.allocUnsafe(Math.min(cap, st.size + 1));
     let len = 0;
-    for (;;) {
-      if (len === buf.length) {
-        if (len >= cap) break;
-        const bigger = Buffer.allocUnsafe(Math.min(cap, len + CHUNK));
-        buf.copy(bigger, 0, 0, len);
-        buf = bigger;
-      }
+    for (let room: Buffer | null = buf; room; room = roomFor(buf, len, cap)) {
+      buf = room;
       const { bytesRead } = await fh.read(buf, len, buf.length - len, null);
       if (bytesRead === 0) break;
       len += bytesRead;

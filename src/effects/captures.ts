@@ -71,6 +71,5 @@ export class SplitCapture implements OutputCapture {
 
 /** behaviour.md §8.1: ANSI escape sequences and CR removed, trailing newlines removed. */
 export function cleanOutput(text: string): string {
-  // eslint-disable-next-line no-control-regex
   return text.replace(/\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)|\x1b[@-Z\\-_]/g, '').replace(/\r/g, '').replace(/\n+$/, '');
 }

@@ -16,8 +16,8 @@ const undefinedForNotDir = ((): boolean => {
 /**
  * True when nothing is at `path` (ENOENT), learnt without building an exception. Start-up probes
  * one path per registered agent for files most agents never have (state folder, inbox log, package
- * registry, ~/packages); a throwing open or readdir costs ~15–20 µs for the error object alone
- * against ~3 µs for this (issue 13, cold start at 1,000 agents). Any other error still throws, so
+ * registry, ~/packages); a throwing open or readdir spends most of its time building the error
+ * object, which adds up over a large registry's cold start. Any other error still throws, so
  * callers keep telling a file in the way (ENOTDIR) from a missing one.
  */
 export function isAbsent(path: string): boolean {

@@ -4,7 +4,7 @@ import { LoomError } from '../domain/errors.js';
 import { isInside, pathProblemText, pathShapeProblem, realpathPrefix } from './workspace.js';
 
 /**
- * The agent home policy (behaviour.md §1.4; issue 12, defects 4 and 6). A workspace root (the home
+ * The agent home policy (behaviour.md §1.4). A workspace root (the home
  * or an allowed path) may not be, contain or lie inside the data directory: agents.json holds every
  * webhook token and the state folders hold env stores, so a root that reaches them would hand them
  * to /fs capabilities and file commands. The one exception is the agent's own default home
@@ -29,8 +29,8 @@ export interface AgentRoots {
    * The registry at start-up, when the data directory's listing showed `<data>/agents` and
    * `<data>/agents/<id>` as real folders (not links): a stored home that is, as written, the
    * agent's own default home `<data>/agents/<id>/home` is checked by one lstat of the home instead
-   * of a full realpath (realpath(3) reads every segment's link from the root, and that was a sixth
-   * of a 1,000-agent cold start, issue 13). When the home is no link either, its real path is the
+   * of a full realpath (realpath(3) reads every segment's link from the root, a large share of a
+   * cold start with many agents). When the home is no link either, its real path is the
    * data directory's own plus those segments, which the policy allows; a link falls back to the
    * full check.
    */

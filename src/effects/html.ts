@@ -37,7 +37,7 @@ export async function htmlToMarkdown(html: string): Promise<string> {
   const captured: Record<'MAIN' | 'ARTICLE', string | undefined> = { MAIN: undefined, ARTICLE: undefined };
   for (const name of ['MAIN', 'ARTICLE'] as const) {
     td.addRule(`loom-${name}`, {
-      filter: (node) => node.nodeName === name,
+      filter: (node) => (node as unknown as DomNode).nodeName === name,
       replacement: (content, node) => {
         if (captured[name] === undefined && !hasAncestor(node as unknown as DomNode, name)) captured[name] = content;
         return `\n\n${content}\n\n`;

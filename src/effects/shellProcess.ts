@@ -56,8 +56,8 @@ let scriptBase: string | undefined;
 /**
  * Where shells' private folders go: a memory file system when there is one ($XDG_RUNTIME_DIR, then
  * /dev/shm), else the temp folder. Each command's script is written there; on a disk, rewriting it
- * frees and allocates blocks every command (with `discard` mounts, a TRIM each time: 3–5 ms measured
- * here against 0.1 ms on tmpfs).
+ * frees and allocates blocks every command (with `discard` mounts, a TRIM each time, far slower
+ * than the same write on tmpfs).
  */
 export function scriptFolderBase(): string {
   if (scriptBase !== undefined) return scriptBase;

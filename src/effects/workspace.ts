@@ -16,7 +16,7 @@ export function realpathPrefix(abs: string): string {
   let cur = abs;
   for (;;) {
     try {
-      // realpath(3) in one call: the JS realpathSync lstat()s every segment (28 µs against 10 per home here).
+      // realpath(3) in one call: the JS realpathSync lstat()s every segment, which costs more per home.
       return join(realpathSync.native(cur), ...missing.reverse());
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
@@ -65,8 +65,8 @@ export const PATH_MAX_BYTES = 4095;
 
 /**
  * Why an absolute path can never name a file, or null: a NUL byte, a name over 255 bytes, a path
- * over 4095 bytes (issue 12, defect 7: these reached the file system and came back as
- * INTERNAL_ERROR). Pure: checked before any system call.
+ * over 4095 bytes, so such a path gets a clear refusal instead of a file system error reported as
+ * INTERNAL_ERROR. Pure: checked before any system call.
  */
 export function pathShapeProblem(abs: string): 'nul' | 'name' | 'path' | null {
   if (abs.includes('\0')) return 'nul';

@@ -2,7 +2,7 @@ import { makeDefaultRunner, makeInvoker } from '../commands/actions/invoke.js';
 import type { Feature } from './types.js';
 
 /**
- * The actions feature (issue 6): provides `services.actions` (invocation and the default action,
+ * The actions feature: provides `services.actions` (invocation and the default action,
  * commands/docContract.ts). The documents feature owns the command words (`/act.<id>`, `/act <id>`,
  * `/action…`, `/<id>`) and calls the invoker with the whole argument text (behaviour.md §5.1).
  */

@@ -18,12 +18,12 @@ function pairingSpec(input: AgentInput): CapabilitySpec | undefined {
 }
 
 /**
- * Capabilities and the file-system plane (issue 3): the capability store and actors (children of
+ * Capabilities and the file-system plane: the capability store and actors (children of
  * their agents in the actor tree), the /capabilities and /fs routes, pairing through POST /agents,
  * the `agent` hub's capability rows and the /describe entries `fs` and `capability-tokens`.
  * An unreadable `<data>/capabilities.json` throws RegistryReadError here, which stops the daemon.
  */
-export const capabilitiesFeature: Feature = async ({ directory, info, clock, allowedOrigins }) => {
+export const capabilitiesFeature: Feature = async ({ directory, info, clock }) => {
   const store = await CapabilityStore.open(info.dataDir, clock.now());
   const service = new CapabilityService({ store, clock, directory });
   const fsDeps = { verify: (secret: string) => service.verify(secret), home: (id: string) => directory.profile(id)?.home, ops: fsOperations };

@@ -12,7 +12,7 @@ import { appendCommand, replaceCommand, undoCommand, writeCommand } from '../com
 import type { Feature } from './types.js';
 
 /**
- * Documents (issue 5): /open and navigation, /source, /nav, /info and /help document lines, the
+ * Documents: /open and navigation, /source, /nav, /info and /help document lines, the
  * /act listing and help, the file commands, and the `app` and `tool` hubs.
  */
 export const documentsFeature: Feature = () => ({

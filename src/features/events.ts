@@ -10,7 +10,7 @@ import { FileInbox } from '../stores/inbox.js';
 import type { Feature } from './types.js';
 
 /**
- * Issue 4: local webhooks, the durable event inbox, the event stream and the event commands
+ * Local webhooks, the durable event inbox, the event stream and the event commands
  * (spec §2 Event and Local webhook, §3, §4.4, §4.5, §4.10, §6; behaviour.md §2.10, §2.12, §9.7, §9.8).
  */
 export const eventsFeature: Feature = async ({ directory, inspection, agents, clock, info, stateFolders }) => {

@@ -9,13 +9,13 @@ import type { Feature } from './types.js';
 export const INSPECTOR_PATHS = { ws: '/inspect/ws', state: '/inspect/state' } as const;
 
 /**
- * Issue 16: the state inspector (behaviour.md §13): the page and its assets, the snapshot, the
+ * The state inspector (behaviour.md §13): the page and its assets, the snapshot, the
  * machine definitions and the live WebSocket feed, read-only and loopback-only (the app's and the
  * upgrade hook's Host/Origin guard). It observes the actor tree only while a page is attached.
  */
 export const inspectorFeature: Feature = ({ inspection, clock }) => {
-  // Read on the first page request, not at start-up (~5 ms of every cold start, issue 13); a
-  // missing file still stops the start, as before.
+  // Read on the first page request, not at start-up (no cold start pays for a page nobody opens);
+  // a missing file still stops the start.
   checkAssets();
   let files: ReturnType<typeof loadAssets> | undefined;
   const feed = new InspectorFeed({ inspection, inspectState: () => inspection.state() }, clock, INSPECTOR_WS_BUFFER_BYTES);

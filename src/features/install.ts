@@ -1,3 +1,4 @@
+import { EventStreams } from '../services/eventStreams.js';
 import { Installs } from '../services/installs.js';
 import { installCommands } from '../commands/install.js';
 import { INSTALL_FILE_BYTES, INSTALL_MAX_FILES, INSTALL_TOTAL_BYTES } from '../domain/limits.js';
@@ -11,17 +12,18 @@ import type { Feature } from './types.js';
 const PARALLEL_FETCHES = 4;
 
 /**
- * Issue 14: installs and packages (spec §2 Install manifest, §3 Package install, §4.13;
+ * Installs and packages (spec §2 Install manifest, §3 Package install, §4.13;
  * behaviour.md §7): `/install`, `/uninstall`, `/packages`, the per-agent package registry, one
- * `install:<install_id>` actor per running install, `GET /installs` for progress, and start-up
+ * `install:<install_id>` actor per running install, `GET /installs` and `GET /installs/stream` for progress, and start-up
  * recovery of interrupted commits. Registries are read at start-up so an unreadable one stops the
  * daemon (behaviour.md §1.1).
  */
 export const installFeature: Feature = ({ directory, agents, env, clock, info, githubApi, stateFolders }) => {
   const store = new FilePackageStore(info.dataDir, WIRES[info.wire].stateRoot);
+  const streams = new EventStreams(clock);
   const installs = new Installs(directory, {
     store, env, clock, githubApi, userAgent: `loom/${info.version}`, parallel: PARALLEL_FETCHES, dataDir: info.dataDir,
-  });
+  }, (agentId, p) => streams.publishTo(agentId, 'install', p));
   for (const a of agents.list()) {
     // No state folder, no registry to read (it is made on first use).
     if (stateFolders.has(a.id)) store.check(a.id);
@@ -40,10 +42,12 @@ export const installFeature: Feature = ({ directory, agents, env, clock, info, g
         delivery: ['local', 'link', 'any'],
         limits: { files: INSTALL_MAX_FILES, file_bytes: INSTALL_FILE_BYTES, total_bytes: INSTALL_TOTAL_BYTES },
         progress: '/installs',
+        progress_stream: '/installs/stream',
       },
     },
-    onDelete: (agentId) => { store.forget(agentId); },
-    routes: [installsRoute],
+    onDelete: (agentId) => { store.forget(agentId); streams.closeAgent(agentId); },
+    onShutdown: () => streams.closeAll(),
+    routes: [installsRoute(streams)],
     // GET /inspect/machines draws the install machine from its definition (behaviour.md §13.1).
     machines: [installMachine],
   };

@@ -3,7 +3,7 @@ import { mountTraces } from '../http/routes/traces.js';
 import type { Feature } from './types.js';
 
 /**
- * Issue 17: traces (behaviour.md §14.1): the recorder behind POST/GET/DELETE /traces and
+ * Traces (behaviour.md §14.1): the recorder behind POST/GET/DELETE /traces and
  * `loom daemon --record <file>`, which records every agent from start-up into that file.
  */
 export const tracesFeature: Feature = ({ directory, inspection, env, info, clock, recordTo }) => {

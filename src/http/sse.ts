@@ -31,8 +31,8 @@ function flushPending(): void {
  * and the framing. `open()` decides the 200; the headers go out within HEADERS_WINDOW_MS unless the
  * stream is finished first, so a command that answers within that window is one write (headers,
  * head, content, done) — the usual case, and what a client reads fastest. On loopback each socket
- * write costs the daemon ~40 µs (the kernel delivers to the reader inside it) and the client one
- * more read (issue 15: a short command in a bash topic was two writes).
+ * write costs the daemon real time (the kernel delivers to the reader inside it) and the client one
+ * more read (docs/decisions/0006).
  */
 export class SseWriter {
   private state: 'new' | 'pending' | 'sent' = 'new';
@@ -108,8 +108,8 @@ export class SseWriter {
  * Run `fn` once the topic has handed its next waiting command to its runner. The topic machine emits
  * `command.finished` and then starts the next ticket one microtask later (actors/tree.ts
  * runTicket); two microtask hops put this answer's socket write after that start, so a persistent
- * shell is already running the next command while this answer goes out (issue 15: the write cost
- * ~30 µs per command on the shell's critical path). Still within the same turn of the event loop,
+ * shell is already running the next command while this answer goes out (the write is then off the
+ * shell's critical path). Still within the same turn of the event loop,
  * so an instant command keeps its one write.
  */
 function afterNextStart(fn: () => void): void {

@@ -21,8 +21,8 @@ const CLOSE_GRACE_MS = 200;
 /**
  * Live messages are sent in frames of at most one per this many ms (a JSON array of the messages
  * in order). At a few thousand commands a second a frame per message costs the daemon a socket
- * write each and the page a frame dispatch each (bench/inspector: 6 s of chromium CPU per 6 s
- * watched); a person cannot read faster than this anyway.
+ * write each and the page a frame dispatch each (bench/inspector); a person cannot read faster
+ * than this anyway.
  */
 export const FRAME_MS = 50;
 
@@ -58,8 +58,8 @@ export interface FeedOptions {
  * {@link FRAME_MS} while quiet, of {@link COALESCED_FRAME_MS} while more than
  * {@link COALESCE_ABOVE_PER_S} messages a second come, each with only what changes its picture
  * (coalesce.ts), led by a `coalesced` message counting what was left out. Why: under a flood of
- * thousands of commands a second the page received every message and its own CPU, on the same
- * cores, took 15-22 % of the daemon's throughput (bench/inspector), for rows it shows 20 of.
+ * thousands of commands a second a page that received every message would spend CPU, on the same
+ * cores, that the daemon's throughput pays for (bench/inspector), for the few rows it shows.
  */
 export class InspectorFeed {
   private readonly clients = new Set<FeedClient>();

@@ -25,7 +25,8 @@ import type { FsVerb } from '../domain/fsPath.js';
 /** The largest delay a Node timer accepts; longer ones fire at once. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
-export interface CapabilityContext {
+/** A live capability as minted (or read back at start-up): its public fields. */
+export interface CapabilityInput {
   tokenId: string;
   agentId: string;
   pathPrefix: string;
@@ -36,6 +37,10 @@ export interface CapabilityContext {
   singleUse: boolean;
   /** Absolute expiry, ms since the epoch. */
   expiresAt: number;
+}
+
+/** The machine's context: the input plus what requests and revocations change. */
+export interface CapabilityContext extends CapabilityInput {
   /** The request holding the single-use reservation, or null. */
   reservedBy: string | null;
   usedAt: number | null;
@@ -48,19 +53,6 @@ export type CapabilityEvent =
   | { type: 'request.failure'; requestId: string }
   | { type: 'capability.revoke'; at: number }
   | { type: 'agent.delete'; at: number };
-
-/** A live capability as minted (or read back at start-up): its public fields. */
-export interface CapabilityInput {
-  tokenId: string;
-  agentId: string;
-  pathPrefix: string;
-  verbs: FsVerb[];
-  ttlMs: number;
-  createdAt: string;
-  singleUse: boolean;
-  /** Absolute expiry, ms since the epoch. */
-  expiresAt: number;
-}
 
 const holds = (context: CapabilityContext, event: CapabilityEvent): boolean =>
   'requestId' in event && context.reservedBy !== null && context.reservedBy === event.requestId;

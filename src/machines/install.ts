@@ -1,5 +1,5 @@
 import { assign, fromCallback, sendTo, setup, type CallbackActorLogic } from 'xstate';
-import type { InstallOutcome } from '../domain/install.js';
+import type { InstallOutcome, InstallProgress } from '../domain/install.js';
 import type { CommandCode } from '../domain/result.js';
 
 /**
@@ -71,6 +71,15 @@ export type StageCommand = { type: 'install.abort' };
 
 /** The logic of the `stage` actor (a callback actor: it reports, and takes `install.abort`). */
 export type InstallStageLogic = CallbackActorLogic<StageCommand, InstallInput, StageReport>;
+
+/** An install's public progress (behaviour.md §13.2 `installs` entry) and the request id readers match on. */
+export function installProgressOf(snap: { value: unknown; context: InstallContext }): InstallProgress & { request_id: string | null } {
+  const c = snap.context;
+  return {
+    install_id: c.installId, name: c.name, source: c.source, state: snap.value as InstallProgress['state'],
+    files_done: c.filesDone, files_total: c.filesTotal, bytes: c.bytes, request_id: c.requestId,
+  };
+}
 
 const failed = (code: CommandCode, message: string): InstallOutcome => ({ ok: false, code, message });
 

@@ -120,6 +120,9 @@ function conflict(c: Ctx, session: SessionState, message: string): ExecResult {
   return { ...fail('CONFLICT', message), meta: sessionMeta(session), topic: c.ref.topic, topicType: c.ref.type };
 }
 
+/** The `runTicket` params of the ticket just started. */
+const runningTicket = ({ context }: { context: Ctx }) => ({ ticket: context.running as Ticket, session: context.session });
+
 export const topicQueueMachine = setup({
   types: {
     context: {} as TopicQueueContext,
@@ -133,6 +136,12 @@ export const topicQueueMachine = setup({
     reportShellError: (_args, _params: { error: unknown }) => {},
     /** Start the command of `ticket` in `session`; its result comes back as `command.done`. */
     runTicket: (_args, _params: { ticket: Ticket; session: SessionState }) => {},
+    /** The arriving ticket becomes the running one, started at its arrival. */
+    startTicket: assign(({ context, event }) => {
+      const { ticket } = event as Extract<TopicQueueEvent, { type: 'command.arrive' | 'command.try' }>;
+      return { issued: context.issued + 1, running: { ...ticket, startedAt: ticket.queuedAt } };
+    }),
+    emitStarted: emit(({ context }: { context: Ctx }) => started(context)),
     /** End a session's resources: abort what runs in it, run its disposers. */
     disposeSession: (_args, _params: { session: SessionState }) => {},
     /** Replace the session (behaviour.md §1.3): later commands run on a fresh, empty one. */
@@ -192,22 +201,9 @@ export const topicQueueMachine = setup({
     idle: {
       on: {
         // The hot path of every command: plain actions (no enqueueActions), each resolved once.
-        'command.arrive': {
-          target: 'executing',
-          actions: [
-            assign(({ context, event }) => ({ issued: context.issued + 1, running: { ...event.ticket, startedAt: event.ticket.queuedAt } })),
-            emit(({ context }) => started(context)),
-            { type: 'runTicket', params: ({ context }) => ({ ticket: context.running as Ticket, session: context.session }) },
-          ],
-        },
-        'command.try': {
-          target: 'executing',
-          actions: [
-            assign(({ context, event }) => ({ issued: context.issued + 1, running: { ...event.ticket, startedAt: event.ticket.queuedAt } })),
-            emit(({ context }) => started(context)),
-            { type: 'runTicket', params: ({ context }) => ({ ticket: context.running as Ticket, session: context.session }) },
-          ],
-        },
+        // An idle topic runs an MCP call (`command.try`) as it runs an /exec (`command.arrive`).
+        'command.arrive': { target: 'executing', actions: ['startTicket', 'emitStarted', { type: 'runTicket', params: runningTicket }] },
+        'command.try': { target: 'executing', actions: ['startTicket', 'emitStarted', { type: 'runTicket', params: runningTicket }] },
         'session.close': { target: 'closed', actions: { type: 'disposeSession', params: ({ context }) => ({ session: context.session }) } },
       },
     },

@@ -9,7 +9,7 @@ import { TOOL_NAME, callTool, type ToolRunner } from '../domain/mcpTool.js';
 
 /**
  * One JSON Schema validator for every server. The SDK builds a fresh Ajv instance per server unless
- * given one, which was the largest single cost of a stateless request; it only validates
+ * given one, which would be the largest single cost of a stateless request; it only validates
  * elicitation answers, which the `loom` tool never asks for, and it caches compiled schemas.
  */
 const sharedValidator = new AjvJsonSchemaValidator();

@@ -1,11 +1,12 @@
 import { Agent, request } from 'node:http';
-import { DaemonUnreachable, stripReLine, type ExecHead, type ExecOutcome } from '../client/index.js';
+import { DaemonUnreachable, type ExecOutcome } from '../client/index.js';
+import { refusedOutcome, streamedOutcome } from '../client/execAnswer.js';
 import { SseParser } from '../client/sse.js';
 
 /**
  * POST /exec for `loom replay`: node:http over keep-alive sockets instead of fetch. A replay sends
- * one request per step, and fetch's stream machinery cost more CPU per request than the daemon's
- * whole answer (bench/traces: replay within 1.5x of a bare client loop). Same outcome shape as
+ * one request per step, and fetch's stream machinery costs more CPU per request than the daemon's
+ * whole answer (bench/traces compares replay with a bare client loop). Same outcome shape as
  * LoomClient.exec.
  */
 export class ExecTransport {
@@ -40,7 +41,7 @@ export class ExecTransport {
 
   /**
    * A JSON request (GET /health, POST /agents) on the same sockets: the replay then never loads
-   * fetch's HTTP stack (undici, ~50 ms of a replay's start here) unless a trace has MCP or webhook steps.
+   * fetch's HTTP stack (undici, slow to load) unless a trace has MCP or webhook steps.
    */
   async json(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
     const r = await this.send(method, path, body === undefined ? undefined : JSON.stringify(body), {});
@@ -52,22 +53,8 @@ export class ExecTransport {
   /** One command (spec §4.7): the SSE answer read whole, or the error body of a refusal. */
   async exec(agentId: string, topic: string, cmd: string, requestId?: string): Promise<ExecOutcome> {
     const r = await this.post(agentId, JSON.stringify({ cmd, topic, ...(requestId ? { request_id: requestId } : {}) }));
-    if (r.status !== 200) {
-      let error: { error: string; message?: string };
-      try { error = JSON.parse(r.text) as { error: string }; } catch { error = { error: r.text }; }
-      return { status: r.status, error, done: false };
-    }
-    const events = new SseParser().push(r.text);
-    const out: ExecOutcome = { status: 200, done: events.some((e) => e.event === 'done') };
-    const head = events.find((e) => e.event === 'head');
-    const content = events.find((e) => e.event === 'content');
-    if (head) out.head = JSON.parse(head.data) as ExecHead;
-    if (content) {
-      out.content = JSON.parse(content.data) as string;
-      out.body = stripReLine(out.content);
-    }
-    if (!out.content || !out.done) out.incomplete = 'STREAM_INCOMPLETE';
-    return out;
+    if (r.status !== 200) return refusedOutcome(r.status, r.text);
+    return streamedOutcome(new SseParser().push(r.text));
   }
 
   /** Close the idle sockets (the replay is over). */

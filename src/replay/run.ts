@@ -116,7 +116,7 @@ async function runTimed(steps: TraceStep[], run: (i: number) => Promise<StepResu
  */
 export async function runSteps(parsed: ParsedStep[], opts: { target: Target; agentMap: Map<string, string>; speed?: number }, report: (r: StepResult) => void): Promise<StepResult[]> {
   const steps = parsed.map((p) => p.step);
-  const results: StepResult[] = new Array(steps.length);
+  const results = new Array<StepResult>(steps.length);
   let next = 0;
   const emit = (i: number, r: StepResult) => {
     results[i] = r;

@@ -4,7 +4,7 @@ import type { Clock } from '../domain/ports.js';
 
 /** Where a stream's SSE events go (the HTTP route adapts an SseWriter to this). */
 export interface StreamSink {
-  send(name: 'ready' | 'event' | 'ping', data: unknown): void;
+  send(name: 'ready' | 'event' | 'install' | 'ping', data: unknown): void;
   /** End the response (agent deleted, daemon stopping). */
   end(): void;
 }
@@ -24,7 +24,8 @@ interface OpenStream {
 /**
  * Open event streams per agent (spec §4.5, §6; behaviour.md §9.8): `ready` on open, one `event` per
  * event appended afterwards (never a backfill), `ping` every 15 s on the injected clock, at most
- * 16 per agent. Delivery is notification only: nothing here touches an event's status.
+ * 16 per agent. Delivery is notification only: nothing here touches an event's status. The install
+ * feature keeps a second set for `GET /installs/stream`, whose streams carry `install` progress.
  */
 export class EventStreams {
   private readonly byAgent = new Map<string, Set<OpenStream>>();
@@ -36,8 +37,8 @@ export class EventStreams {
     return this.byAgent.get(agentId)?.size ?? 0;
   }
 
-  /** Register a stream and send `ready`; null when the agent already has the maximum. */
-  open(agentId: string, sink: StreamSink): StreamHandle | null {
+  /** Register a stream and send `ready` (`{agent_id}` unless given); null when the agent already has the maximum. */
+  open(agentId: string, sink: StreamSink, ready: Record<string, unknown> = { agent_id: agentId }): StreamHandle | null {
     let set = this.byAgent.get(agentId);
     if (!set) {
       set = new Set();
@@ -46,7 +47,7 @@ export class EventStreams {
     if (set.size >= this.maxPerAgent) return null;
     const s: OpenStream = { sink, timer: null, closed: false };
     set.add(s);
-    sink.send('ready', { agent_id: agentId });
+    sink.send('ready', ready);
     this.schedulePing(s);
     return { close: () => this.detach(agentId, s) };
   }
@@ -70,7 +71,12 @@ export class EventStreams {
 
   /** spec §6 Emission: one `event` on every open stream of the agent. */
   publish(event: EventRecord): void {
-    for (const s of this.byAgent.get(event.agentId) ?? []) s.sink.send('event', event);
+    this.publishTo(event.agentId, 'event', event);
+  }
+
+  /** One SSE event on every open stream of the agent (the install progress streams use `install`). */
+  publishTo(agentId: string, name: 'event' | 'install', data: unknown): void {
+    for (const s of this.byAgent.get(agentId) ?? []) s.sink.send(name, data);
   }
 
   /** End every stream of an agent (DELETE /agents, spec §6); returns how many. */

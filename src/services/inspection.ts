@@ -12,10 +12,11 @@ import type { CommandEvent } from '../domain/ticket.js';
 import { topicSystemId } from '../machines/agent.js';
 import { CommandSecrets } from './commandSecrets.js';
 import type { ActorTree, DaemonActor } from '../actors/tree.js';
-import { describeActor, type LiveActor, type LiveMessage } from './inspectionMessages.js';
+import { describeActor, iso, type LiveActor, type LiveMessage } from './inspectionMessages.js';
 import { InspectionSerialiser } from './inspectionSerialiser.js';
 import { RecentCommands } from './recentCommands.js';
-import { observeSnapshots } from '../adapters/xstateSnapshots.js';
+import { observeSnapshots, type SnapshotEvent } from '../adapters/xstateSnapshots.js';
+import { shownDetail, TopicHistories, type SessionDetail } from './topicHistory.js';
 
 export type { CommandFacts, InspectorMessage, LiveActor, LiveMessage } from './inspectionMessages.js';
 
@@ -38,6 +39,16 @@ export interface InspectionSources {
   machines: AnyStateMachine[];
 }
 
+/** A session change a topic's history kept (behaviour.md §13.7), as the live feed gets it. */
+export interface HistorySessionChange {
+  /** The topic's system id. */
+  topicId: string;
+  agentId: string;
+  detail: SessionDetail;
+  /** ms since the epoch. */
+  at: number;
+}
+
 /** A raw observer of the whole tree (XState inspection events). */
 export type InspectionObserver = (event: InspectionEvent) => void;
 
@@ -51,8 +62,11 @@ export class Inspection {
   private readonly commandObservers = new Set<(ev: CommandEvent) => void>();
   private readonly intakeObservers = new Set<(ev: IntakeEvent) => void>();
   private readonly sessionObservers = new Set<(ev: SessionEvent) => void>();
+  private readonly historyObservers = new Set<(ev: HistorySessionChange) => void>();
   /** The last commands of every topic (behaviour.md §13.2 `recent`), kept even while nobody watches. */
   readonly recent = new RecentCommands();
+  /** The last changes of every topic (behaviour.md §13.7 `history`), kept even while nobody watches. */
+  readonly history = new TopicHistories();
   /** The values a shown `cmd` must not hold (behaviour.md §13.4): env-store values, session variables. */
   readonly secrets: CommandSecrets;
 
@@ -80,6 +94,33 @@ export class Inspection {
   /** Take the sources of the snapshot and the catalogue (the system, at start). */
   start(sources: InspectionSources): void {
     this.sources = sources;
+    const now = () => sources.clock.now();
+    let warned = false;
+    // Always on: a topic's state changes are kept for a page opened later (its history). The tap hands
+    // each snapshot event over uncopied; all but a topic's first and state-changing ones return at once.
+    observeSnapshots(this.root.system, (ev) => {
+      try {
+        this.topicSnapshot(ev, now);
+      } catch (err) {
+        if (!warned) process.emitWarning(`topic history failed: ${errorMessage(err)}`);
+        warned = true;
+      }
+    });
+  }
+
+  /** Record a topic's start and state changes in its history. */
+  private topicSnapshot(ev: SnapshotEvent, now: () => number): void {
+    const ref = ev.actorRef as { logic?: { id?: unknown }; systemId?: string };
+    if (ref.logic?.id !== 'topicQueue' || ref.systemId === undefined) return;
+    const value = (ev.snapshot as { value?: unknown }).value;
+    if (ev.event.type === 'xstate.init') this.history.started(ref.systemId, value, now());
+    else this.history.snapshot(ref.systemId, value, ev.event.type, now);
+  }
+
+  /** Forget what is kept of a topic that ended (its recent commands and history). */
+  forgetTopic(topicId: string): void {
+    this.recent.forget(topicId);
+    this.history.forget(topicId);
   }
 
   private get from(): InspectionSources {
@@ -90,7 +131,7 @@ export class Inspection {
   /** The snapshot of behaviour.md §13.2, read from the tree now. */
   state(): InspectionSnapshot {
     const s = this.from;
-    return inspectionSnapshot({ directory: s.directory, info: s.info, clock: s.clock, recent: this.recent, secrets: this.secrets, agentExtras: s.extras });
+    return inspectionSnapshot({ directory: s.directory, info: s.info, clock: s.clock, recent: this.recent, history: this.history, secrets: this.secrets, agentExtras: s.extras });
   }
 
   /** GET /inspect/machines: every machine of the tree, read from the definitions. */
@@ -134,9 +175,18 @@ export class Inspection {
     return () => this.sessionObservers.delete(listener);
   }
 
-  /** Called by the topics with each `session.*` event they emit. */
+  /** Called by the topics with each `session.*` event they emit: kept in the topic's history, then handed on. */
   session(ev: SessionEvent): void {
+    const topicId = topicSystemId(ev.agentId, ev.topic);
+    const detail = this.history.session(topicId, ev, ev.type === 'session.navigated' ? this.docUri(topicId) : null);
+    if (detail && this.historyObservers.size > 0) notify(this.historyObservers, { topicId, agentId: ev.agentId, detail, at: ev.at }, 'session');
     notify(this.sessionObservers, ev, 'session');
+  }
+
+  /** The uri of the document open in a topic now (its actor has applied the change it emits). */
+  private docUri(topicId: string): string | null {
+    const topic = this.root.system.get(topicId) as AnyActorRef | undefined;
+    return (topic?.getSnapshot() as { context?: { session?: SessionState } } | undefined)?.context?.session?.doc?.uri ?? null;
   }
 
   /** Every webhook post the inbox takes (the trace recorder); returns the unsubscribe function. */
@@ -181,14 +231,27 @@ export class Inspection {
       }
     });
     const offCommands = this.observeCommands((ev) => send(serialiser.commandFacts(ev)));
+    // Session changes are few: written at once, with the topic's masks of that moment.
+    const onSession = (ev: HistorySessionChange) => send({ kind: 'other', json: sessionJson(ev, this.masksFor(ev.agentId, ev.topicId)) });
+    this.historyObservers.add(onSession);
     return {
       unsubscribe: () => {
         offSnapshots();
         offCommands();
+        this.historyObservers.delete(onSession);
       },
       json: (m) => (m.kind === 'command' ? serialiser.commandJson(m) : m.json),
     };
   }
+}
+
+/**
+ * The live message of a kept session change (behaviour.md §13.7):
+ * `{"type":"session","actor","event":<the history entry's type>, …its fields,"at"}`; names, never values.
+ */
+export function sessionJson(ev: HistorySessionChange, masks: ValueMasks | null): string {
+  const { type, ...fields } = shownDetail(ev.detail, masks);
+  return JSON.stringify({ type: 'session', actor: ev.topicId, event: type, ...fields, at: iso(ev.at) });
 }
 
 /** Hand an event to each observer; a broken observer is reported and never breaks the topic that emitted it. */

@@ -22,12 +22,14 @@ export type InspectorMessage =
   | { type: 'transition'; actor: string; machine: string; from: unknown; to: unknown; event: string; at: string }
   | {
     type: 'command'; phase: 'queued' | 'started' | 'refused' | 'finished'; agent_id: string; topic: string; ticket: string;
-    cmd: string; via: string; ok?: boolean; code?: string | null; duration_ms?: number; at: string;
+    cmd: string; via: string; request_id: string | null; ok?: boolean; code?: string | null; duration_ms?: number; at: string;
   }
   | {
     type: 'install'; actor: string; agent_id: string; install_id: string; name: string | null; source: string;
     state: unknown; files_done: number; files_total: number; bytes: number; at: string;
   }
+  // A topic's session change (behaviour.md §13.7): the fields of its history entry, `event` its type.
+  | { type: 'session'; actor: string; event: string; at: string; [field: string]: unknown }
   // Beyond §13.3, only on a coalesced feed (`/inspect/ws?coalesce=1`, inspector/coalesce.ts): what its frame left out.
   | { type: 'coalesced'; commands: number; messages: number; at: string };
 
@@ -77,9 +79,9 @@ export interface LiveActor {
 
 /**
  * ISO time of an epoch ms (exported for its test). A watched daemon under load stamps thousands of
- * messages a second, and Date#toISOString was ~2 % of its CPU: the `YYYY-MM-DDTHH:MM:SS.` part is
- * kept per second and the milliseconds appended, so the command events' times and the clock's
- * reads (which alternate between different milliseconds) both hit it.
+ * messages a second, and Date#toISOString for each shows in its CPU profile: the
+ * `YYYY-MM-DDTHH:MM:SS.` part is kept per second and the milliseconds appended, so the command
+ * events' times and the clock's reads (which alternate between different milliseconds) both hit it.
  */
 let lastSecond = Number.NaN;
 let secondPrefix = '';
@@ -113,7 +115,8 @@ export type MasksOf = (agentId: string, vars?: ReadonlyMap<string, string>) => V
 
 /** The public form of a ticket (cmd redacted with its topic's masks, body never). */
 export function ticketView(t: Ticket, now: number, masks: ValueMasks | null, waitMs?: number): Record<string, unknown> {
-  const base = { ticket: t.id, cmd: redactCommand(t.cmd, masks), request_id: t.requestId, via: t.via };
+  // A client may send anything as its request id, a token too: masked as the request log masks it.
+  const base = { ticket: t.id, cmd: redactCommand(t.cmd, masks), request_id: t.requestId === null ? null : redactText(t.requestId, masks), via: t.via };
   if (t.startedAt !== null) return { ...base, started_at: iso(t.startedAt), elapsed_ms: now - t.startedAt };
   return { ...base, queued_at: iso(t.queuedAt), waited_ms: now - t.queuedAt, ...(waitMs !== undefined ? { expires_in_ms: Math.max(0, t.queuedAt + waitMs - now) } : {}) };
 }
@@ -140,7 +143,7 @@ export function detailOf(machine: string, context: unknown, now: number, childre
       return {
         agent_id: tc.agentId, topic: tc.ref.topic, topic_type: tc.ref.type,
         running: tc.running ? ticketView(tc.running, now, masks) : null,
-        waiting: tc.waiting.map((t) => ticketView(t, now, masks, tc.limits.waitMs)),
+        waiting: tc.waiting.map((t, i) => ({ ...ticketView(t, now, masks, tc.limits.waitMs), position: i + 1 })),
         shell: shellEntry(tc.ref.type, children.shell),
       };
     }

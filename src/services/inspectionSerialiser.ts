@@ -1,5 +1,5 @@
 import type { AnyActorRef } from 'xstate';
-import { redactCommand, type ValueMasks } from '../domain/redact.js';
+import { redactCommand, redactText, type ValueMasks } from '../domain/redact.js';
 import type { CommandEvent } from '../domain/ticket.js';
 import { detailOf, iso, machineOf, type CommandFacts, type InspectorMessage, type Snap } from './inspectionMessages.js';
 import type { SnapshotEvent } from '../adapters/xstateSnapshots.js';
@@ -35,7 +35,7 @@ interface Seen {
   transitionHead: string | undefined;
 }
 
-/** A ticket's part of its command messages: `"agent_id":…,"topic":…,"ticket":…,"cmd":…,"via":…`, and the masks it was redacted with. */
+/** A ticket's part of its command messages: `"agent_id":…,"topic":…,"ticket":…,"cmd":…,"via":…,"request_id":…`, and the masks it was redacted with. */
 interface Shown {
   fields: string;
   masksId: number;
@@ -54,12 +54,12 @@ const COMMAND_HEAD: Record<CommandEvent['type'], string> = {
  * daemon is made here, as the JSON text of an {@link InspectorMessage}, from what may be shown.
  *
  * Why text and not objects: while a page watches, every command makes two transitions and two or
- * three command messages. Built as objects they were walked again by JSON.stringify at frame time;
+ * three command messages. Built as objects they would be walked again by JSON.stringify at frame time;
  * here they are written once from pieces kept escaped per actor (its id and machine) and per ticket
  * (agent, topic, ticket, cmd, via), so a message costs a few concatenations and the JSON.stringify
  * of its variable parts (each variable string goes through JSON.stringify: escaping is never by
  * hand). The rarer messages (actor created/stopped, install progress) stay objects, stringified.
- * test/inspector/serialiserForm.test.ts holds the text to the object form, byte for byte.
+ * test/services/inspectionSerialiser.int.test.ts holds the text to the object form, byte for byte.
  *
  * It turns snapshot events and topic `command.*` events into §13.3 messages, remembering each
  * actor's last state and children.
@@ -136,7 +136,7 @@ export class InspectionSerialiser {
       this.last.set(ref, { value, valueJson, children, progress, transitionHead: undefined });
       return;
     }
-    // Updated in place: a new record and WeakMap set per snapshot was a measurable part of a watched command.
+    // Updated in place: a new record and WeakMap set per snapshot would be a measurable part of a watched command.
     seen.value = value;
     seen.valueJson = valueJson;
     seen.children = children;
@@ -185,7 +185,7 @@ export class InspectionSerialiser {
 
   /**
    * The JSON of a command message (cmd redacted; no result text):
-   * `{"type":"command","phase","agent_id","topic","ticket","cmd","via","at"}`, refusals and
+   * `{"type":"command","phase","agent_id","topic","ticket","cmd","via","request_id","at"}`, refusals and
    * finished commands then `"ok","code"`, finished ones `"duration_ms"` last. Kept in `f.json`.
    */
   commandJson(f: CommandFacts): string {
@@ -195,7 +195,7 @@ export class InspectionSerialiser {
     const masksId = f.masks?.id ?? 0;
     let kept = this.shown.get(t);
     if (kept === undefined || kept.masksId !== masksId) {
-      const fields = `"agent_id":${JSON.stringify(f.agentId)},"topic":${JSON.stringify(f.topic)},"ticket":${JSON.stringify(t.id)},"cmd":${JSON.stringify(redactCommand(t.cmd, f.masks))}${member('via', t.via)}`;
+      const fields = `"agent_id":${JSON.stringify(f.agentId)},"topic":${JSON.stringify(f.topic)},"ticket":${JSON.stringify(t.id)},"cmd":${JSON.stringify(redactCommand(t.cmd, f.masks))}${member('via', t.via)},"request_id":${JSON.stringify(t.requestId === null ? null : redactText(t.requestId, f.masks))}`;
       kept = { fields, masksId };
       this.shown.set(t, kept);
     }

@@ -6,17 +6,28 @@ import type { CommandSecrets } from './commandSecrets.js';
 import type { AgentDirectory, TopicView } from '../actors/directory.js';
 import { shellEntry, ticketView } from './inspectionMessages.js';
 import type { RecentCommand, RecentCommands } from './recentCommands.js';
+import type { HistoryEntry, TopicHistories } from './topicHistory.js';
 
 /** One topic of the snapshot (behaviour.md §13.2). */
 export interface TopicInspection {
   topic: string;
   topic_type: string;
   state: unknown;
+  /** Commands that may wait behind the running one (spec §3: 5). */
+  queue_limit: number;
+  /** How long a command may wait before QUEUE_TIMEOUT (spec §3: 120000). */
+  wait_limit_ms: number;
   running: Record<string, unknown> | null;
   waiting: Array<Record<string, unknown>>;
   doc: { uri: string; title: string | null; current_block: string | null } | null;
   shell: Record<string, unknown> | null;
   recent: RecentCommand[];
+  /** Where `history` starts: the topic's start, or its oldest kept change once older ones were dropped. */
+  history_since: string;
+  /** Whether older changes were dropped (only the last 60 are kept). */
+  history_truncated: boolean;
+  /** The topic's last changes, oldest first (behaviour.md §13.7). */
+  history: HistoryEntry[];
 }
 
 /** One agent of the snapshot; `extra` fields come from the features (events, capabilities). */
@@ -41,6 +52,7 @@ export interface SnapshotSources {
   info: DaemonInfo;
   clock: Clock;
   recent: RecentCommands;
+  history: TopicHistories;
   /** The values a shown `cmd` must not hold (behaviour.md §13.4). */
   secrets: CommandSecrets;
   /** Agent-level fields the features add (event counts, capabilities), already public. */
@@ -56,13 +68,17 @@ function docOf(session: SessionState): TopicInspection['doc'] {
 function topicOf(t: TopicView, s: SnapshotSources, now: number): TopicInspection {
   const c = t.context;
   const masks = s.secrets.masks(c.agentId, c.session.vars);
+  // A topic whose actor never started (opened, no command yet) has no changes: its history starts with it.
+  const history = s.history.of(t.systemId, masks) ?? { since: c.session.createdAt, truncated: false, entries: [] };
   return {
     topic: c.ref.topic, topic_type: c.ref.type, state: t.value,
+    queue_limit: c.limits.max, wait_limit_ms: c.limits.waitMs,
     running: c.running ? ticketView(c.running, now, masks) : null,
-    waiting: c.waiting.map((w) => ticketView(w, now, masks, c.limits.waitMs)),
+    waiting: c.waiting.map((w, i) => ({ ...ticketView(w, now, masks, c.limits.waitMs), position: i + 1 })),
     doc: docOf(c.session),
     shell: shellEntry(c.ref.type, t.children.shell),
     recent: s.recent.of(t.systemId, masks),
+    history_since: new Date(history.since).toISOString(), history_truncated: history.truncated, history: history.entries,
   };
 }
 

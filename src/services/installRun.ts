@@ -41,7 +41,7 @@ type Success = Extract<InstallOutcome, { ok: true }>;
 /**
  * Coalesces progress: at most ten reports a second, and one at the end (`end()`), so readers (GET
  * /installs, the inspector) see the counts move without an actor event per file or chunk (a report
- * per file was 50 transitions for a 50-file install).
+ * per file would be a transition per file).
  */
 class Progress {
   private done = 0;
@@ -71,7 +71,7 @@ async function writeOne(f: PlanFile, staging: string, o: { ctx: FetchContext; bu
   const dest = join(staging, ...f.path.split('/'));
   // Paths were validated (manifest rules, folder walk); this is the last line of defence.
   if (!isInside(dest, staging) || dest === staging) throw installError(`Invalid package path "${f.path}"`);
-  // One mkdir per folder of the package, shared by the lanes (a syscall per file cost ~10 % of a 50-file install).
+  // One mkdir per folder of the package, shared by the lanes (a syscall per file is a visible share of an install).
   const dir = dirname(dest);
   if (!o.dirs.has(dir)) o.dirs.set(dir, mkdir(dir, { recursive: true, mode: 0o755 }));
   await o.dirs.get(dir);

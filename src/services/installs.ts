@@ -2,13 +2,17 @@ import { randomBytes } from 'node:crypto';
 import { fromCallback } from 'xstate';
 import type { CommandContext, InstallServices } from '../commands/types.js';
 import { hidePrivatePaths } from '../effects/install/errorText.js';
-import { failureOf, type InstallOutcome, type InstallRequest } from '../domain/install.js';
+import { failureOf, type InstallOutcome, type InstallProgress, type InstallRequest } from '../domain/install.js';
 import type { PackageRecord } from '../domain/ports.js';
 import { sweepPackages } from '../effects/install/staging.js';
-import type { InstallInput, InstallStageLogic, StageCommand, StageReport } from '../machines/install.js';
+import { installProgressOf, type InstallInput, type InstallStageLogic, type StageCommand, type StageReport } from '../machines/install.js';
+import type { InstallActor } from '../actors/tree.js';
 import type { AgentDirectory } from '../actors/directory.js';
 import { runInstall, uninstallPackage, type InstallDeps } from './installRun.js';
 import { installOutcome } from './installWait.js';
+
+/** One install's progress as GET /installs lists it and its stream sends it. */
+export type InstallProgressEntry = InstallProgress & { request_id: string | null };
 
 /** A new install id: `ins_` + 16 hex characters (behaviour.md §13.2). */
 export function newInstallId(): string {
@@ -22,7 +26,11 @@ export function newInstallId(): string {
  * comes once any staging folder is gone.
  */
 export class Installs implements InstallServices {
-  constructor(private readonly directory: AgentDirectory, readonly deps: InstallDeps) {}
+  /**
+   * `progress` hears each change of a running install's public progress, its end included
+   * (`GET /installs/stream`).
+   */
+  constructor(private readonly directory: AgentDirectory, readonly deps: InstallDeps, private readonly progress?: (agentId: string, p: InstallProgressEntry) => void) {}
 
   /** The install machine's `stage` actor: runs one install; `install.abort` (or the actor's stop) ends the work. */
   readonly stage: InstallStageLogic = fromCallback<StageCommand, InstallInput, StageReport>(({ input, sendBack, receive }) => {
@@ -42,7 +50,22 @@ export class Installs implements InstallServices {
     const input: InstallInput = { installId: newInstallId(), agentId: ctx.agent.id, source, requestId: ctx.requestId ?? null, request: req };
     const actor = this.directory.openInstall(input);
     if (!actor) return Promise.resolve({ ok: false, code: 'CONFLICT', message: `Agent ${input.agentId} was deleted` });
+    if (this.progress) this.report(input.agentId, actor, this.progress);
     return installOutcome(actor, ctx.signal);
+  }
+
+  /** Tell `progress` the install's progress now and at each change (not at each event: most change nothing it shows). */
+  private report(agentId: string, actor: InstallActor, progress: (agentId: string, p: InstallProgressEntry) => void): void {
+    let last = '';
+    const tell = (snap: Parameters<typeof installProgressOf>[0]) => {
+      const p = installProgressOf(snap);
+      const key = JSON.stringify(p);
+      if (key === last) return;
+      last = key;
+      progress(agentId, p);
+    };
+    tell(actor.getSnapshot());
+    actor.subscribe({ next: tell, error: () => undefined });
   }
 
   uninstall(ctx: CommandContext, name: string): Promise<{ record: PackageRecord; removed: string | null } | null> {

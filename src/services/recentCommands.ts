@@ -1,4 +1,4 @@
-import { maskValues, redactCommand, type ValueMasks } from '../domain/redact.js';
+import { maskValues, redactCommand, redactText, type ValueMasks } from '../domain/redact.js';
 import type { CommandEvent } from '../domain/ticket.js';
 
 /** How many finished or refused commands each topic keeps for the inspector (behaviour.md §13.2). */
@@ -8,6 +8,7 @@ export const RECENT_PER_TOPIC = 20;
 export interface RecentCommand {
   ticket: string;
   cmd: string;
+  request_id: string | null;
   via: string;
   ok: boolean;
   /** Error code of a failure; `QUEUE_FULL`, `QUEUE_TIMEOUT` or `BUSY` for refusals; null when ok. */
@@ -17,6 +18,10 @@ export interface RecentCommand {
   /** Time the command ran (0 for refusals). */
   duration_ms: number;
   at: string;
+  /** The limit a QUEUE_FULL refusal hit: how many may wait (behaviour.md §13.7). */
+  queue_limit?: number;
+  /** The limit a QUEUE_TIMEOUT refusal hit: how long one may wait. */
+  wait_limit_ms?: number;
 }
 
 /**
@@ -46,10 +51,12 @@ export class RecentCommands {
     const started = ev.type === 'command.finished' ? t.startedAt ?? ev.at : ev.at;
     const masks = masksOf(ev.agentId, topicId);
     const entry: Kept = {
-      ticket: t.id, cmd: redactCommand(t.cmd, masks), masksId: masks?.id ?? 0, via: t.via,
+      ticket: t.id, cmd: redactCommand(t.cmd, masks), masksId: masks?.id ?? 0, request_id: t.requestId === null ? null : redactText(t.requestId, masks), via: t.via,
       ok: ev.type === 'command.finished' ? ev.result.ok : false,
       code: ev.type === 'command.finished' ? ev.result.code : ev.reason,
       queued_ms: Math.max(0, started - t.queuedAt), duration_ms: Math.max(0, ev.at - started), atMs: ev.at,
+      ...(ev.type === 'command.refused' && ev.reason === 'QUEUE_FULL' ? { queue_limit: ev.limits.max } : {}),
+      ...(ev.type === 'command.refused' && ev.reason === 'QUEUE_TIMEOUT' ? { wait_limit_ms: ev.limits.waitMs } : {}),
     };
     let list = this.byTopic.get(topicId);
     if (!list) {
@@ -66,8 +73,10 @@ export class RecentCommands {
    */
   of(topicId: string, masks: ValueMasks | null = null): RecentCommand[] {
     return (this.byTopic.get(topicId) ?? []).map((e) => ({
-      ticket: e.ticket, cmd: masks && masks.id !== e.masksId ? maskValues(e.cmd, masks) : e.cmd, via: e.via, ok: e.ok, code: e.code,
+      ticket: e.ticket, cmd: masks && masks.id !== e.masksId ? maskValues(e.cmd, masks) : e.cmd, request_id: e.request_id, via: e.via, ok: e.ok, code: e.code,
       queued_ms: e.queued_ms, duration_ms: e.duration_ms, at: new Date(e.atMs).toISOString(),
+      ...(e.queue_limit !== undefined ? { queue_limit: e.queue_limit } : {}),
+      ...(e.wait_limit_ms !== undefined ? { wait_limit_ms: e.wait_limit_ms } : {}),
     }));
   }
 

@@ -38,7 +38,7 @@ export function expectOf(ev: OutcomeEvent): Expect {
  * What a recorder keeps of an outcome until its step is written: the ticket, where and when, and
  * what the client received. Taken when the command finishes, so the result, its output and the
  * event itself are not held for the up to TRACE_FLUSH_MS until the next flush (at thousands of
- * commands a second, holding them made them survive young-generation collections: issue 17).
+ * commands a second, holding them would make them survive young-generation collections).
  */
 export interface ExecRecord {
   agentId: string;
@@ -90,7 +90,7 @@ function resolvePath(p: string, home: string, relativeOk: boolean): string | und
  * values (§5.4: relative to the home) and every word that is a `~/…` or absolute path.
  */
 function argumentPaths(cmd: string, home: string): string[] {
-  // Every command of a recorded agent comes here: the first line without split's array (issue 17's bench).
+  // Every command of a recorded agent comes here: take the first line without split's array.
   const nl = cmd.indexOf('\n');
   const first = nl < 0 ? cmd : cmd.slice(0, nl);
   if (!first.includes('~/') && !first.includes('-file') && !first.includes(home)) return [];

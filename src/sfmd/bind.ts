@@ -137,7 +137,7 @@ export function argWord(text: string): string {
 }
 
 /**
- * The Recovery of "Too many positional values" (issue 19 point 9): optional fields are never bound
+ * The Recovery of "Too many positional values": optional fields are never bound
  * positionally (spec), so name the exact call that works — the same values, each extra one given to
  * the first unset optional field (declaration order) whose type and constraints accept it
  * (`/act.now --city "New York"`). Null when some extra value fits no optional field.

@@ -45,7 +45,7 @@ const DELIM = '<<<loom-frontmatter>>>';
 let matterLoaded: typeof matterFn | undefined;
 
 /**
- * gray-matter (with js-yaml and esprima, ~4 MiB of heap) is loaded on the first document that has
+ * gray-matter (with js-yaml and esprima, several MiB of heap) is loaded on the first document that has
  * frontmatter, synchronously so the parser stays a plain function: a daemon whose documents have
  * none never carries it (docs/architecture.md, "Resident memory").
  */

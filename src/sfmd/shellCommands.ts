@@ -2,7 +2,7 @@ import { checkValue, type EvalFlows, type PlacedValue } from './shellEval.js';
 
 /**
  * Simple commands and `[[ … ]]` words as the CLI lexer finishes them, and the builtins that make
- * bash evaluate a word a second time (behaviour.md §4.8 evaluation rule; issue 12, defect 3).
+ * bash evaluate a word a second time (behaviour.md §4.8 evaluation rule).
  */
 
 /** A finished word: its template text and the placeholder values inside it (with template offsets). */

@@ -1,5 +1,5 @@
 /**
- * The evaluation rule of CLI actions (behaviour.md §4.8; issue 12, defect 3).
+ * The evaluation rule of CLI actions (behaviour.md §4.8).
  *
  * Quoting makes bash see exactly the value as one word. But bash reads some words a second time:
  * as an arithmetic expression (`$(( ))`, `$[ ]`, `(( ))`, `let`, array subscripts, the operands of

@@ -55,8 +55,11 @@ export function paramExpansionLength(cmd: string, i: number): number {
   return cmd.length - i;
 }
 
-/** Placeholders in a comment: the value with line breaks flattened, so it cannot end the comment; NUL is refused. */
-export function commentText(text: string, lookup: Lookup): string {
+/**
+ * `text` with each modifier-free placeholder that `lookup` knows replaced by `render(value)`, which
+ * may throw Refused; `{{…}}` stays as written. A value with a NUL byte is refused.
+ */
+function replaceValues(text: string, lookup: Lookup, render: (v: ShellValue) => string): string {
   let out = '';
   for (let i = 0; i < text.length; i++) {
     const dbl = doubleBraceAt(text, i);
@@ -65,7 +68,7 @@ export function commentText(text: string, lookup: Lookup): string {
     const v = ph && ph.mods.length === 0 ? lookup(ph) : null;
     if (ph && v) {
       if (v.text.includes('\0')) throw new Refused(`Value for ${v.label} contains a NUL byte`);
-      out += v.text.replace(/[\r\n]/g, ' ');
+      out += render(v);
       i += ph.length - 1;
       continue;
     }
@@ -74,26 +77,24 @@ export function commentText(text: string, lookup: Lookup): string {
   return out;
 }
 
+/** Placeholders in a comment: the value with line breaks flattened, so it cannot end the comment; NUL is refused. */
+export function commentText(text: string, lookup: Lookup): string {
+  return replaceValues(text, lookup, (v) => v.text.replace(/[\r\n]/g, ' '));
+}
+
 /** One body line with its placeholders substituted, or the reason it cannot be. */
 function bodyLine(line: string, doc: Heredoc, lookup: Lookup, values: ShellValue[]): string | { refused: string } {
-  let rendered = '';
-  for (let k = 0; k < line.length; k++) {
-    const dbl = doubleBraceAt(line, k);
-    if (dbl > 0) { rendered += line.slice(k, k + dbl); k += dbl - 1; continue; }
-    const ph = line[k] === '{' ? placeholderAt(line, k) : null;
-    const v = ph && ph.mods.length === 0 ? lookup(ph) : null;
-    if (ph && v) {
-      if (v.text.includes('\0')) return { refused: `Value for ${v.label} contains a NUL byte` };
+  try {
+    return replaceValues(line, lookup, (v) => {
       const ends = v.text.split('\n').some((l) => (doc.stripTabs ? l.replace(/^\t+/, '') : l) === doc.delim);
-      if (ends) return { refused: `Value for ${v.label} would end the here-document` };
-      rendered += doc.quoted ? v.text : v.text.replace(/[\\$`]/g, (ch) => `\\${ch}`);
+      if (ends) throw new Refused(`Value for ${v.label} would end the here-document`);
       values.push(v);
-      k += ph.length - 1;
-      continue;
-    }
-    rendered += line[k];
+      return doc.quoted ? v.text : v.text.replace(/[\\$`]/g, (ch) => `\\${ch}`);
+    });
+  } catch (err) {
+    if (err instanceof Refused) return { refused: err.message };
+    throw err;
   }
-  return rendered;
 }
 
 /**

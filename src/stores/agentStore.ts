@@ -18,8 +18,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const absolute = (v: unknown): v is string => typeof v === 'string' && isAbsolute(v) && !v.includes('\0');
 
 /**
- * Why a stored record cannot be used, or null (issue 12, defect 8: a malformed record was accepted
- * and then every command of the agent failed). The home policy applies to stored homes too.
+ * Why a stored record cannot be used, or null: a malformed record is refused at load, not
+ * accepted to make every command of the agent fail later. The home policy applies to stored homes too.
  */
 function recordProblem(key: string, r: unknown, dataDir: string, dataReal: string, registry: RegistryKey, plainFolder: boolean): string | null {
   if (!isAgentId(key)) return `not a valid ${registry === 'agents' ? 'agent' : 'user'} id`;
@@ -43,7 +43,7 @@ function recordProblem(key: string, r: unknown, dataDir: string, dataReal: strin
 /**
  * The agent registry `<data>/agents.json` (behaviour.md §1.1) on lowdb; the user wire keeps its users
  * in `<data>/users.json` under `users` (behaviour.md §11), so the two wires never share identities. Held in a Map (agent ids
- * such as `constructor` are user text). Every change is write-then-apply (issue 12, defect 5): the
+ * such as `constructor` are user text). Every change is write-then-apply (docs/decisions/0004): the
  * next file content is built from a copy, written atomically, and only then becomes the registry,
  * so a failed write (EMFILE, ENOSPC) changes nothing in memory. Changes are serialised through one
  * promise chain, each built from the state the previous one left.

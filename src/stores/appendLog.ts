@@ -22,8 +22,8 @@ type Item = AppendItem | (Settle & { kind: 'rewrite'; build: () => RewritePlan }
 
 /**
  * fdatasyncs allowed in flight at once. A batch written while one sync runs gets its own sync
- * at once instead of waiting for the first to return; measured here under disk contention this
- * gave 1.5–2.5× the appends per second of strictly one-at-a-time syncs.
+ * at once instead of waiting for the first to return, which under disk contention gives more
+ * appends per second than strictly one-at-a-time syncs.
  */
 const SYNCS_IN_FLIGHT = 2;
 

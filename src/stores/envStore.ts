@@ -9,7 +9,7 @@ type Vars = Map<string, string>;
 /**
  * behaviour.md §6.2 file format, held in Maps: app names, config names and variable names are user
  * text, and a plain object would answer `constructor` or `toString` with its prototype's members
- * (issue 12, defects 1–2: one agent's secret read by another, the daemon killed by `$keys`).
+ * (a lookup could then reach another agent's entry or crash the daemon).
  */
 interface EnvData {
   global: Vars;
@@ -59,7 +59,7 @@ function serialise(data: EnvData): string {
   const apps = [...data.apps].map(([name, a]) => [name, {
     vars: Object.fromEntries(a.vars),
     configs: Object.fromEntries([...a.configs].map(([c, v]) => [c, Object.fromEntries(v)])),
-  }]);
+  }] as const);
   return JSON.stringify({ version: 1, global: Object.fromEntries(data.global), apps: Object.fromEntries(apps) }, null, 2) + '\n';
 }
 
@@ -150,7 +150,7 @@ export class FileEnvStore implements EnvStore {
     if (!app) data.apps.set(scope.app, (app = { vars: new Map(), configs: new Map() }));
     if (scope.config === undefined) return app.vars;
     let config = app.configs.get(scope.config);
-    if (!config) app.configs.set(scope.config, (config = new Map()));
+    if (!config) app.configs.set(scope.config, (config = new Map<string, string>()));
     return config;
   }
 

@@ -1,11 +1,11 @@
 import { EVENT_ID_RE, WEBHOOK_SOURCE, type EventHead, type EventStatus } from '../domain/events.js';
 
 /**
- * The in-memory index of one agent's inbox (behaviour.md §9.8; issue 12, defect 12: "memory per
- * pending event must be bounded, index only"), kept in columns rather than one object per event.
- * An object per event with its id and time strings and a Map entry cost ~540 bytes of heap
- * (100,000 pending events: 54 MB live, 184 MB RSS after a restart); here a row costs ~48 bytes:
- * the 26 ULID characters of its id, its times as epoch ms, its status and its place in the log.
+ * The in-memory index of one agent's inbox (behaviour.md §9.8: memory per pending event is
+ * bounded, index only), kept in columns rather than one object per event (docs/decisions/0003):
+ * an object per event with its id and time strings and a Map entry costs an order of magnitude
+ * more heap than a row here, which holds the 26 ULID characters of its id, its times as epoch ms,
+ * its status and its place in the log.
  *
  * Rows are in append order. Ids are looked up by binary search while they are in ascending order,
  * which ULIDs from one clock are; an out-of-order id (a clock set back between two runs, an

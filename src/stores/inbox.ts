@@ -117,13 +117,13 @@ function bufferedPrng(): () => number {
 /**
  * The event inbox (spec §2 Event; behaviour.md §9.8): per agent an append-only log
  * `<data>/agents/<id>/state/events.jsonl` with `add`, `ack` and `del` lines, and an in-memory index
- * rebuilt from it at start-up. Texts stay in the log and are read back on demand (memory per
- * pending event is bounded: issue 12, defect 12). Appends cost one group-committed write whatever
+ * rebuilt from it at start-up. Texts stay in the log and are read back on demand, so memory per
+ * pending event is bounded. Appends cost one group-committed write whatever
  * the inbox size; the log is compacted at start-up when it holds anything else than live events,
  * and whenever `/events.clear` deletes events. A line that does not parse (a torn last line after
  * a crash, damage) is moved to `events.jsonl.quarantine` before the compaction, never dropped.
  * All index changes happen after the log change is durable. Log descriptors come from a bounded
- * pool (defect 5).
+ * pool (logHandles.ts).
  */
 export class FileInbox implements InboxPort {
   private readonly inboxes = new Map<string, AgentInbox>();
@@ -203,8 +203,7 @@ export class FileInbox implements InboxPort {
       inbox.index.insert({ ...event, off, len: Buffer.byteLength(line), written: status });
     });
     // Not cached here: a text held past a few young-generation collections is promoted, and a flood
-    // then leaves old space full of dead texts that V8 keeps committed (RSS +77-87 MB after
-    // 1,500 x 64 KiB events and a clear with caching on add, +56 MB without). Reads fill the cache.
+    // then leaves old space full of dead texts that V8 keeps committed. Reads fill the cache.
     return { id: event.id, agentId, receivedAt: event.receivedAt, source: event.source, text, status };
   }
 

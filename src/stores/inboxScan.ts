@@ -1,13 +1,13 @@
 import { closeSync, fstatSync, fsyncSync, openSync, readSync, writeSync } from 'node:fs';
 import { isAbsent } from '../effects/fileProbe.js';
 import { EVENT_ID_RE, WEBHOOK_SOURCE, type StoredEvent } from '../domain/events.js';
-import { fileErrorText, RegistryReadError } from './jsonAdapter.js';
+import { fileErrorText, parseJsonLine, RegistryReadError } from './jsonAdapter.js';
 
 /**
  * Reading an inbox log (behaviour.md §9.8) without holding it in memory: the file is scanned in
  * chunks, each line handed over with its byte offset and length (the inbox keeps only an index and
- * reads texts back on demand: issue 12, defect 12), and lines that are not valid operations are
- * collected for the quarantine file (defect 8) instead of being dropped by the next compaction.
+ * reads texts back on demand), and lines that are not valid operations are collected for the
+ * quarantine file instead of being dropped by the next compaction.
  */
 
 /** One line of `state/events.jsonl` (behaviour.md §9.8). */
@@ -17,12 +17,7 @@ const CHUNK = 1 << 20;
 
 /** Parse one log line into an operation, or null when it is not a valid one. */
 export function parseOp(line: string, agentId: string): LogOp | null {
-  let v: unknown;
-  try {
-    v = JSON.parse(line);
-  } catch {
-    return null;
-  }
+  const v = parseJsonLine(line);
   if (typeof v !== 'object' || v === null) return null;
   const o = v as Record<string, unknown>;
   if (o.op === 'add') {

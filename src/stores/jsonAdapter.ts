@@ -8,12 +8,37 @@ export class RegistryReadError extends Error {
   }
 }
 
+/** The value of one JSON text (a log line), or undefined when it is not JSON (JSON itself never gives undefined). */
+export function parseJsonLine(line: string): unknown {
+  try {
+    return JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+}
+
 /** A file-system error as one short phrase for `loom: cannot read <file>: <phrase>`. */
 export function fileErrorText(err: unknown): string {
   const code = (err as NodeJS.ErrnoException).code;
   if (code === 'EISDIR') return 'it is a directory';
   if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
   return (err as Error).message;
+}
+
+/** A registry file's JSON value, undefined when there is no file; unreadable or not JSON throws RegistryReadError. */
+function readRegistry(path: string): unknown {
+  let text: string | undefined;
+  try {
+    text = readFileIfExists(path);
+  } catch (err) {
+    throw new RegistryReadError(path, fileErrorText(err));
+  }
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new RegistryReadError(path, (err as Error).message);
+  }
 }
 
 /**
@@ -24,22 +49,10 @@ export class AtomicJsonFile<T> implements Adapter<T> {
   constructor(private readonly path: string) {}
 
   async read(): Promise<T | null> {
-    let text: string | undefined;
-    try {
-      text = readFileIfExists(this.path);
-    } catch (err) {
-      throw new RegistryReadError(this.path, fileErrorText(err));
-    }
-    if (text === undefined) return null;
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (err) {
-      throw new RegistryReadError(this.path, (err as Error).message);
-    }
-    // lowdb would take null for "no file yet" and start an empty registry (issue 12, defect 8).
+    const value = readRegistry(this.path);
+    // lowdb would take null for "no file yet" and start an empty registry, losing every record.
     if (value === null) throw new RegistryReadError(this.path, 'the file holds null, not a registry');
-    return value as T;
+    return value === undefined ? null : (value as T);
   }
 
   async write(data: T): Promise<void> {
@@ -60,18 +73,8 @@ export class AtomicJsonFileSync<T> implements SyncAdapter<T> {
   constructor(private readonly path: string) {}
 
   read(): T | null {
-    let text: string | undefined;
-    try {
-      text = readFileIfExists(this.path);
-    } catch (err) {
-      throw new RegistryReadError(this.path, fileErrorText(err));
-    }
-    if (text === undefined) return null;
-    try {
-      return JSON.parse(text) as T;
-    } catch (err) {
-      throw new RegistryReadError(this.path, (err as Error).message);
-    }
+    const value = readRegistry(this.path);
+    return value === undefined ? null : (value as T);
   }
 
   write(data: T): void {

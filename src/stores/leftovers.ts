@@ -2,8 +2,8 @@ import { lstatSync, readdirSync, statSync, unlinkSync, type Dirent } from 'node:
 import { join } from 'node:path';
 
 /**
- * Temp files of interrupted atomic writes (issue 12, defect 10: `.agents.json.*.tmp` piled up to
- * 478 KB after 12 crashes). Every atomic write of daemon state names its temp file
+ * Temp files of interrupted atomic writes, which would otherwise pile up with every crash.
+ * Every atomic write of daemon state names its temp file
  * `.<file>.<8 hex>.tmp` beside the file (src/effects/atomicFile.ts, the one atomic writer); no
  * such file outlives a clean write, so at start-up, before anything is written, every one found in
  * the data directory and in the agents' state folders is removed. Homes are never looked into.
@@ -15,7 +15,7 @@ const TEMP_RE = /^\..+\.[0-9a-f]{8}\.tmp$/;
  * Which agents had a state folder at start-up (`<data>/<root>/<id>/state`), learnt by the leftover
  * scan that lists them anyway. The start-up probes for files in a state folder (inbox log,
  * package registry) ask it first: most agents never get a state folder, and a probe per file
- * per agent was a quarter of a 1,000-agent cold start (issue 13). Valid only until the first
+ * per agent would be a large share of a cold start with many agents. Valid only until the first
  * write, which the start-up order guarantees (nothing writes before the features are built).
  */
 export interface StateFolders {
@@ -81,7 +81,7 @@ export function removeLeftoverTemps(dataDir: string, stateRoot: 'agents' | 'user
       if (root === 'agents' && agentsPlain && entry.isDirectory()) plain.add(id);
       const state = join(dataDir, root, id, 'state');
       // In a folder, a missing state folder can only be ENOENT, learnt without building an exception
-      // (a failing readdir costs ~15 µs for its error object alone; most agents have no state folder).
+      // (a failing readdir spends most of its time on its error object; most agents have no state folder).
       if (entry.isDirectory() && statSync(state, { throwIfNoEntry: false }) === undefined) continue;
       const n = removeIn(state);
       if (n === null) continue;

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 
 /**
- * A bound on the descriptors that append logs keep open (issue 12, defect 5: every agent's inbox
- * log held one for ever, and under `ulimit -n 256` the 233rd agent's webhook, `/ls` and `/exec`
- * failed with EMFILE). Logs register the descriptor they hold; past `max`, the least recently used
+ * A bound on the descriptors that append logs keep open, so that the number of agents never
+ * exhausts the process's descriptor limit (an EMFILE would fail unrelated webhooks, `/ls` and
+ * `/exec`). Logs register the descriptor they hold; past `max`, the least recently used
  * idle ones are closed (a log reopens on its next use). A log is idle when no write or sync of its
  * own is in flight, so a descriptor is never closed under a pending fdatasync.
  */

@@ -1,7 +1,7 @@
 /**
- * A small least-recently-used cache of event texts by event id, bounded in bytes (issue 12,
- * defect 12): the inbox keeps texts on disk, and listings and reads of recent events should not
- * go to the file every time. Texts larger than a quarter of the bound are not kept.
+ * A small least-recently-used cache of event texts by event id, bounded in bytes so that memory
+ * does not grow with the inbox: the inbox keeps texts on disk, and listings and reads of recent
+ * events should not go to the file every time. Texts larger than a quarter of the bound are not kept.
  */
 
 /** Default bound: 4 MiB of text (UTF-16 code units × 2). */

@@ -109,7 +109,7 @@ describe('behaviour.md §5.3 binding: positionals and --', () => {
     });
   });
 
-  it('when a bare value is given for an optional field, then the Recovery line is the exact flag form (issue 19 point 9)', () => {
+  it('when a bare value is given for an optional field, then the Recovery line is the exact flag form', () => {
     const now = cli('now', 'echo', [f('city', 'string'), f('units', 'string', { allowed: ['metric', 'imperial'] })]);
     expect(bind('"New York"', bctx(), now)).toEqual({
       kind: 'error', code: 'INVALID_ARGS', message: 'Too many positional values for /act.now: 1 given, 0 expected (none)',

@@ -3,7 +3,7 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFi
 import { join } from 'node:path';
 import { DEFAULT_LIMITS, makeInvoker } from '../../src/commands/actions/invoke.js';
 import type { ActionDef, ActionDoc } from '../../src/sfmd/types.js';
-import { tempDir } from '../helpers/daemon.js';
+import { tempDir } from '../helpers/temp.js';
 import { cli, context, doc, f, loaded, req, world, type World, setVars } from './helpers.js';
 
 let w: World;

@@ -6,11 +6,11 @@ import { parseTopic } from '../../src/domain/topic.js';
 import type { CommandContext, Services } from '../../src/commands/types.js';
 import type { LoadedDocument, DocOrigin } from '../../src/commands/docContract.js';
 import type { ActionDef, ActionDoc, FieldDef, FieldType, HttpMethod } from '../../src/sfmd/types.js';
-import { tempDir } from '../helpers/daemon.js';
+import { tempDir } from '../helpers/temp.js';
 
 /**
  * Builders for action documents and command contexts, so the actions side can be driven without
- * the documents parser (issue 5).
+ * the documents parser.
  */
 
 /** A field: `f('query', 'string', { required: true, alias: 'q' })`. */

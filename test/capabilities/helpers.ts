@@ -1,5 +1,6 @@
 import { Agent, request } from 'node:http';
 import { call } from '../helpers/app.js';
+import type { WireJson } from '../helpers/json.js';
 
 /** A raw HTTP answer with the body as bytes. */
 export interface Answer {
@@ -7,7 +8,7 @@ export interface Answer {
   headers: Record<string, string | string[] | undefined>;
   body: Buffer;
   /** The body parsed as JSON, or undefined when it is not JSON. */
-  json: any;
+  json: WireJson;
 }
 
 /**

@@ -10,7 +10,7 @@ import { loadConfig } from '../../src/config.js';
 import { compose } from '../../src/daemon.js';
 import { CapabilityStore } from '../../src/stores/capabilityStore.js';
 import { RegistryReadError } from '../../src/stores/jsonAdapter.js';
-import { tempDir } from '../helpers/daemon.js';
+import { tempDir } from '../helpers/temp.js';
 
 const T0 = Date.parse('2025-06-01T10:00:00.000Z');
 const DAY = 86_400_000;
@@ -42,7 +42,7 @@ describe('<data>/capabilities.json (behaviour.md §1.1)', () => {
     const dir = tempDir();
     const { svc, store } = await service(dir, T0);
     const m = await svc.mint('leo', spec());
-    // A mint is one journal line (issue 12: no whole-file rewrite per mint); the snapshot gets it at the next start.
+    // A mint is one journal line (no whole-file rewrite per mint); the snapshot gets it at the next start.
     const journal = readFileSync(join(dir, 'capabilities.journal.jsonl'), 'utf8');
     expect(journal).not.toContain(m.secret);
     expect(journal).not.toContain(m.secret.slice(5));

@@ -32,7 +32,7 @@ function resolves(program: Command, words: string[]): boolean {
   return true;
 }
 
-describe('CLI hints name real commands (issue 19 point 11; the import-cycle check is in test/architecture.test.ts)', () => {
+describe('CLI hints name real commands (the import-cycle check is in test/architecture.test.ts)', () => {
   it('the resolver tells real commands from others', () => {
     const program = buildProgram();
     expect(resolves(program, ['agent', 'capability', 'mint', '--path'])).toBe(true);

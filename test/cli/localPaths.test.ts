@@ -3,7 +3,7 @@ import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startFailure } from '../../src/cli/background.js';
 import { shellLocalPath } from '../../src/cli/localPath.js';
-import { tempDir } from '../helpers/daemon.js';
+import { tempDir } from '../helpers/temp.js';
 
 let dir: string;
 beforeAll(() => {

@@ -2,7 +2,7 @@ import { describe, expect, it, beforeAll } from '@jest/globals';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseDocument, warningLine } from '../../src/sfmd/parse.js';
-import { tempDir } from '../helpers/daemon.js';
+import { tempDir } from '../helpers/temp.js';
 import { copyWritable, FIXTURE_APPS } from '../helpers/fixtures.js';
 
 /** The real documents: the repository's copy (test/fixtures/apps); the test works on a copy of it. */

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { closeSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AppendLog, LogClosedError } from '../../src/stores/appendLog.js';
-import { tempDir } from '../helpers/daemon.js';
+import { tempDir } from '../helpers/temp.js';
 
 describe('AppendLog (group commit, rewrite, repair)', () => {
   it('when many appends race, then onDurable runs in append order before each promise resolves', async () => {

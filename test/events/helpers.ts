@@ -2,6 +2,7 @@ import { request } from 'node:http';
 import { SseParser, type SseEvent } from '../../src/client/sse.js';
 import type { Clock } from '../../src/domain/ports.js';
 import { call } from '../helpers/app.js';
+import type { WireJson } from '../helpers/json.js';
 
 /** A clock whose timers fire only when the test advances it (architecture.md: time is injected). */
 export class ManualClock implements Clock {
@@ -107,7 +108,7 @@ export async function agentWithWebhook(base: string, id: string): Promise<{ url:
 }
 
 /** POST a text (or raw bytes) to a webhook path; the body is sent exactly as given. */
-export async function postWebhook(base: string, path: string, body: string | Buffer, headers: Record<string, string> = {}): Promise<{ status: number; body: any; headers: Headers }> {
+export async function postWebhook(base: string, path: string, body: string | Buffer, headers: Record<string, string> = {}): Promise<{ status: number; body: WireJson; headers: Headers }> {
   const res = await fetch(base + path, { method: 'POST', headers: { 'Content-Type': 'text/plain', ...headers }, body: typeof body === 'string' ? body : new Uint8Array(body) });
   const text = await res.text();
   let parsed: unknown = text;

@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { EVENT_ID_RE } from '../../src/domain/events.js';
 import { systemClock } from '../../src/domain/ports.js';
 import { FileInbox } from '../../src/stores/inbox.js';
-import { tempDir } from '../helpers/daemon.js';
+import { tempDir } from '../helpers/temp.js';
 
 const opened: FileInbox[] = [];
 function inboxAt(dir = tempDir()): { inbox: FileInbox; dir: string } {

@@ -1,4 +1,4 @@
-// Helper process of the symlink-swap race (test/fs/swap.test.ts): flips <home>/sw between the real
+// Helper process of the symlink-swap race (test/fs/swap.int.test.ts): flips <home>/sw between the real
 // folder and a symlink to <outside> until <ms> have passed, holding each state for 0–1 ms.
 // A PUT may recreate `sw` as a folder while it is briefly missing; such folders are moved aside
 // (they are inside the workspace). Prints {"flips": n, "aside": n} at the end.

@@ -1,5 +1,5 @@
 /**
- * Generated hostile inputs for /exec and /mcp (issue 12): a seeded PRNG drives a small grammar of
+ * Generated hostile inputs for /exec and /mcp: a seeded PRNG drives a small grammar of
  * command words, argument atoms, topics, agent ids and body shapes, so a seed always gives the same
  * inputs. Nothing generated leaves 127.0.0.1 or runs a shell command other than `echo`/`printf`
  * (every `/exec` argument is single-quoted).

@@ -1,7 +1,7 @@
 import { fuzzSession } from './session.js';
 
 /**
- * `npm run fuzz -- --seed N --count M` (issue 12): the long fuzz run, in slices of 5,000 inputs
+ * `npm run fuzz -- --seed N --count M`: the long fuzz run, in slices of 5,000 inputs
  * against a fresh daemon each (so one finding does not hide the rest). Exit 1 when anything was found.
  */
 function arg(name: string, fallback: number): number {

@@ -2,7 +2,7 @@ import { SseParser } from '../../src/client/sse.js';
 import type { FuzzInput } from './inputs.js';
 
 /**
- * Send generated inputs to a daemon and judge every answer (issue 12): never a 5xx, never
+ * Send generated inputs to a daemon and judge every answer: never a 5xx, never
  * INTERNAL_ERROR (in /exec heads or MCP tool results), never a JSON-RPC internal error (-32603),
  * every /exec 200 is exactly head, content, done, every other answer a JSON error; the daemon stays up.
  */

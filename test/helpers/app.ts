@@ -5,6 +5,7 @@ import { closeServer, compose, listen, type Composition } from '../../src/daemon
 import type { Clock } from '../../src/domain/ports.js';
 import { LoomClient } from '../../src/client/index.js';
 import { tempDir } from './daemon.js';
+import type { WireJson } from './json.js';
 
 /** An in-process daemon for contract tests (createApp on port 0, memory agent registry). */
 export interface TestApp {
@@ -59,7 +60,7 @@ export function raw(port: number, opts: { method?: string; path: string; headers
 }
 
 /** JSON helper over fetch for contract tests. */
-export async function call(base: string, method: string, path: string, opts: { body?: unknown; headers?: Record<string, string> } = {}): Promise<{ status: number; body: any; headers: Headers }> {
+export async function call(base: string, method: string, path: string, opts: { body?: unknown; headers?: Record<string, string> } = {}): Promise<{ status: number; body: WireJson; headers: Headers }> {
   const res = await fetch(base + path, {
     method,
     headers: { ...(opts.body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...(opts.headers ?? {}) },

@@ -1,8 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { tempDir } from './temp.js';
 
 /** A free TCP port on 127.0.0.1. */
 export function freePort(): Promise<number> {
@@ -16,15 +15,8 @@ export function freePort(): Promise<number> {
   });
 }
 
-/**
- * A fresh temp folder, removed when the test file ends (after its afterAll hooks, by
- * test/setup/environment.js): tests need not clean up what this makes, and nothing is left in /tmp.
- */
-export function tempDir(prefix = 'loom-test-'): string {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  (globalThis as { __loomTempDirs?: string[] }).__loomTempDirs?.push(dir);
-  return dir;
-}
+/** The temp-folder helper lives in helpers/temp.ts (unit tests use it); re-exported for the others. */
+export { tempDir };
 
 /** Path of the built CLI entry (tests run `npm run build` first: npm test does). */
 export const CLI = join(process.cwd(), 'dist', 'cli', 'main.js');

@@ -1,7 +1,8 @@
 import { expect } from '@jest/globals';
 import type { AnyActorRef, InspectionEvent } from 'xstate';
 import { detailOf, iso, machineOf, type InspectorMessage, type Snap } from '../../src/services/inspectionMessages.js';
-import { redactCommand, type ValueMasks } from '../../src/domain/redact.js';
+import { maskValues, redactCommand, redactText, type ValueMasks } from '../../src/domain/redact.js';
+import type { SessionEvent } from '../../src/domain/session.js';
 import type { CommandEvent } from '../../src/domain/ticket.js';
 import type { LoomSystem } from '../../src/actors/system.js';
 import type { DaemonActor } from '../../src/actors/tree.js';
@@ -11,7 +12,7 @@ import { InspectorFeed } from '../../src/inspector/feed.js';
 /**
  * The object form of the inspector's live messages, as the serialiser built them before it wrote
  * JSON text (commit adf2745): every message an object, JSON.stringify'd at frame time. Kept here,
- * unchanged, as the reference the text form must equal byte for byte (serialiserForm.test.ts).
+ * unchanged, as the reference the text form must equal byte for byte (test/services/inspectionSerialiser.int.test.ts).
  */
 export class ObjectSerialiser {
   private readonly last = new WeakMap<AnyActorRef, { value: unknown; children: Record<string, AnyActorRef>; progress?: string }>();
@@ -75,11 +76,11 @@ export class ObjectSerialiser {
     const cmd = kept.cmd;
     const phase = ev.type.slice('command.'.length) as 'queued' | 'started' | 'refused' | 'finished';
     const at = iso(ev.at);
-    if (ev.type === 'command.refused') return { type: 'command', phase, agent_id: ev.agentId, topic: ev.topic, ticket: t.id, cmd, via: t.via, at, ok: false, code: ev.reason };
+    if (ev.type === 'command.refused') return { type: 'command', phase, agent_id: ev.agentId, topic: ev.topic, ticket: t.id, cmd, via: t.via, request_id: t.requestId === null ? null : redactText(t.requestId, masks), at, ok: false, code: ev.reason };
     if (ev.type === 'command.finished') {
-      return { type: 'command', phase, agent_id: ev.agentId, topic: ev.topic, ticket: t.id, cmd, via: t.via, at, ok: ev.result.ok, code: ev.result.code, duration_ms: ev.at - (t.startedAt ?? ev.at) };
+      return { type: 'command', phase, agent_id: ev.agentId, topic: ev.topic, ticket: t.id, cmd, via: t.via, request_id: t.requestId === null ? null : redactText(t.requestId, masks), at, ok: ev.result.ok, code: ev.result.code, duration_ms: ev.at - (t.startedAt ?? ev.at) };
     }
-    return { type: 'command', phase, agent_id: ev.agentId, topic: ev.topic, ticket: t.id, cmd, via: t.via, at };
+    return { type: 'command', phase, agent_id: ev.agentId, topic: ev.topic, ticket: t.id, cmd, via: t.via, request_id: t.requestId === null ? null : redactText(t.requestId, masks), at };
   }
 }
 
@@ -114,6 +115,10 @@ export function recordBothForms(system: LoomSystem): { stop(): BothForms } {
     objects.push(...reference.fromInspection(ev));
   });
   const offCommands = system.inspection.observeCommands((ev) => objects.push(reference.fromCommand(ev)));
+  const offSessions = system.inspection.observeSessions((ev) => {
+    const m = sessionObject(ev, system.inspection.masksFor(ev.agentId, topicSystemId(ev.agentId, ev.topic)), (id) => system.inspection.state().agents.flatMap((a) => a.topics.map((t) => [`topic:${a.agent_id}/${t.topic}`, t.doc?.uri ?? null] as const)).find(([k]) => k === id)?.[1] ?? null);
+    if (m) objects.push(m);
+  });
   const frames: string[] = [];
   const client = { readyState: 1, bufferedAmount: 0, send: (s: string) => frames.push(s), close: () => {}, terminate: () => {} };
   const feed = new InspectorFeed(system, clock, 1 << 30);
@@ -123,6 +128,7 @@ export function recordBothForms(system: LoomSystem): { stop(): BothForms } {
       feed.closeAll();
       offRaw();
       offCommands();
+      offSessions();
       // The first frame is the snapshot (§13.2), not a live message.
       return { frames: frames.slice(1), objects };
     },
@@ -146,4 +152,22 @@ function kindOf(m: InspectorMessage): string {
   if (m.type === 'actor') return `actor:${m.event}`;
   if (m.type === 'command') return m.phase === 'refused' ? `command:refused:${String(m.code)}` : `command:${m.phase}`;
   return `${m.type}:`;
+}
+
+/**
+ * The object form of a `session` message (behaviour.md §13.7): the kept changes with their names
+ * or address, never a value; null for the changes the history does not show.
+ */
+function sessionObject(ev: SessionEvent, masks: ValueMasks | null, uriOf: (topicId: string) => string | null): InspectorMessage | null {
+  const actor = topicSystemId(ev.agentId, ev.topic);
+  const at = iso(ev.at);
+  const mask = (s: string | null) => (s !== null && masks ? maskValues(s, masks) : s);
+  switch (ev.type) {
+    case 'session.opened': return { type: 'session', actor, event: ev.type, uri: mask(ev.doc.uri), title: mask(ev.doc.title), at };
+    case 'session.navigated': return { type: 'session', actor, event: ev.type, uri: mask(uriOf(actor)), block: ev.block, at };
+    case 'session.closed': return { type: 'session', actor, event: ev.type, at };
+    case 'session.set': return { type: 'session', actor, event: ev.type, scope: ev.scope, names: ev.values.map(([n]) => n), at };
+    case 'session.cleared': return { type: 'session', actor, event: ev.type, scope: ev.scope, names: [...ev.names], at };
+    default: return null;
+  }
 }

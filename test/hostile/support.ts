@@ -2,11 +2,11 @@ import { LoomClient, type ExecOutcome } from '../../src/client/index.js';
 import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
 
 /**
- * Shared helpers of the hostile suites (issue 12): a black-box daemon, /exec and /mcp calls that
+ * Shared helpers of the hostile suites: a black-box daemon, /exec and /mcp calls that
  * report what came back, and a liveness check that every hostile test ends with.
  */
 
-/** The names that reach a plain object's prototype (issue 12, defect 1). */
+/** The names that reach a plain object's prototype. */
 export const PROTO_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf'] as const;
 
 /** The prototype names that are legal agent ids and topic segments (behaviour.md §1.2: no leading `_`). */

@@ -25,7 +25,7 @@ function command(agent: string, topic: string, ticket: string, phase: Phase, at:
   const finished = phase === 'finished';
   const refused = phase === 'refused';
   const msg: InspectorMessage = {
-    type: 'command', phase, agent_id: agent, topic, ticket, cmd: `/echo ${ticket}`, via: 'exec', at: isoAt(at),
+    type: 'command', phase, agent_id: agent, topic, ticket, cmd: `/echo ${ticket}`, via: 'exec', request_id: null, at: isoAt(at),
     ...(finished ? { ok: true, code: null, duration_ms: 1 } : refused ? { ok: false, code: 'QUEUE_FULL' } : {}),
   };
   return {
@@ -147,7 +147,7 @@ describe('the coalesced feed (behaviour.md §13.3 decision: /inspect/ws?coalesce
     const snapshot = {
       ...emptySnapshot,
       agents: [{ agent_id: 'leo', home: null, webhook: false, installs: [], topics: [{ topic: 'q', topic_type: 'tab', state: 'executing', running: { ticket: 't1' }, waiting: [{ ticket: 't2' }], doc: null, shell: null, recent: [] }] }],
-    } as InspectionSnapshot;
+    } as unknown as InspectionSnapshot;
     const c = new Coalescer(snapshot);
     const out: LiveMessage[] = [];
     // Frame 1: t3 queued behind them (announced by this frame).

@@ -1,20 +1,21 @@
 import { connect } from 'node:net';
 import { WebSocket } from 'ws';
+import type { WireJson } from '../helpers/json.js';
 
 /** A WebSocket session on /inspect/ws that keeps every message it receives (parsed and raw). */
 export interface InspectorSession {
-  messages: Array<Record<string, any>>;
+  messages: Array<Record<string, WireJson>>;
   raw: string[];
   ws: WebSocket;
   /** Resolves once a message satisfies `ok` (checked against every message so far, then new ones). */
-  until(ok: (m: Record<string, any>) => boolean, what?: string): Promise<Record<string, any>>;
+  until(ok: (m: Record<string, WireJson>) => boolean, what?: string): Promise<Record<string, WireJson>>;
   close(): Promise<void>;
 }
 
 /** Open /inspect/ws (with `query`, e.g. `?coalesce=1`) and wait for the first message (the snapshot). */
 export async function openInspector(port: number, headers: Record<string, string> = {}, query = ''): Promise<InspectorSession> {
   const ws = new WebSocket(`ws://127.0.0.1:${port}/inspect/ws${query}`, { headers });
-  const messages: Array<Record<string, any>> = [];
+  const messages: Array<Record<string, WireJson>> = [];
   const raw: string[] = [];
   const waiters = new Set<() => void>();
   ws.on('message', (data) => {

@@ -18,7 +18,7 @@ export default class LoomTestEnvironment extends TestEnvironment {
     const root = process.env.LOOM_TEST_TMP;
     if (!root) return;
     // Short names: the folders nest inside it (paths stay well below socket-path limits).
-    const name = basename(this.testPath).replace(/\.test\.[cm]?[jt]s$/, '').slice(0, 24);
+    const name = basename(this.testPath).replace(/(\.(int|e2e))?\.test\.[cm]?[jt]s$/, '').slice(0, 24);
     this.dir = mkdtempSync(join(root, `${name}-`));
     this.previousTmp = process.env.TMPDIR;
     process.env.TMPDIR = this.dir;

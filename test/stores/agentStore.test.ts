@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { AgentStore } from '../../src/domain/ports.js';
 import { LowAgentStore } from '../../src/stores/agentStore.js';
 import { RegistryReadError } from '../../src/stores/jsonAdapter.js';
-import { tempDir } from '../helpers/daemon.js';
+import { tempDir } from '../helpers/temp.js';
 
 const rec = (id: string) => ({ id, home: `/h/${id}`, allowedPaths: [], createdAt: '2025-06-01T10:00:00.000Z' });
 

@@ -4,12 +4,11 @@ import { join } from 'node:path';
 import type { CapabilityRecord } from '../../src/domain/capability.js';
 import { CapabilityStore } from '../../src/stores/capabilityStore.js';
 import { RegistryReadError } from '../../src/stores/jsonAdapter.js';
-import { tempDir } from '../helpers/daemon.js';
+import { tempDir } from '../helpers/temp.js';
 
 /**
- * Issue 12, defect 11: a mint rewrote the whole capabilities.json (4.7 ms at 1,000 live tokens,
- * 24.9 ms at 6,000). Now a mint or a state change appends one journal line, whatever the number of
- * records; the journal is folded into the snapshot at start-up and once it is as long as the
+ * A mint or a state change appends one journal line, whatever the number of records, instead of
+ * rewriting the whole capabilities.json (docs/decisions/0001); the journal is folded into the snapshot at start-up and once it is as long as the
  * record list. (Latency itself is measured by `npm run bench -- reliability`, never asserted here.)
  */
 
@@ -25,7 +24,7 @@ const rec = (over: Partial<CapabilityRecord> = {}): CapabilityRecord => {
 };
 const journalLines = (dir: string) => readFileSync(join(dir, 'capabilities.journal.jsonl'), 'utf8').split('\n').filter(Boolean);
 
-describe('capability journal (defect 11)', () => {
+describe('capability journal', () => {
   it('when 1,500 capabilities exist, then one more mint appends one journal line and leaves capabilities.json untouched', async () => {
     const dir = tempDir();
     const store = await CapabilityStore.open(dir, T0);

@@ -8,7 +8,7 @@ const entry = (n: number, over: Partial<IndexEntry> = {}): IndexEntry => ({
   status: 'pending', ackedAt: null, off: n * 100, len: 99, written: 'pending', ...over,
 });
 
-describe('EventIndex: the columnar inbox index (issue 12, defect 12)', () => {
+describe('EventIndex: the columnar inbox index', () => {
   it('finds every row by id, refuses a duplicate, and gives back each head exactly as inserted', () => {
     const x = new EventIndex('leo');
     for (let n = 0; n < 500; n++) expect(x.insert(entry(n))).toBe(true);

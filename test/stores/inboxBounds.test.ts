@@ -7,10 +7,10 @@ import { LowAgentStore } from '../../src/stores/agentStore.js';
 import { FileInbox } from '../../src/stores/inbox.js';
 import { defaultLogHandles, LogHandles } from '../../src/stores/logHandles.js';
 import { TextCache } from '../../src/stores/textCache.js';
-import { tempDir } from '../helpers/daemon.js';
+import { tempDir } from '../helpers/temp.js';
 
 /**
- * Issue 12, defects 5 and 12 at the store level: log descriptors are a bounded pool, texts live on
+ * At the store level: log descriptors are a bounded pool, texts live on
  * disk behind an index (read back after appends, acks, compactions and restarts), and registry
  * changes are applied only after they are written.
  */
@@ -20,7 +20,7 @@ afterEach(async () => { await Promise.all(opened.splice(0).map((i) => i.closeAll
 const inboxAt = (dir: string, handles?: LogHandles) => { const i = new FileInbox(dir, systemClock, handles); opened.push(i); return i; };
 const addLines = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { op: string; event: { text: string; status: string } });
 
-describe('log descriptors (defect 5)', () => {
+describe('log descriptors', () => {
   it('when 30 agents receive events with a pool of 4, then at most 4 descriptors stay open and every text reads back', async () => {
     const handles = new LogHandles(4);
     const inbox = inboxAt(tempDir(), handles);
@@ -41,7 +41,7 @@ describe('log descriptors (defect 5)', () => {
   });
 });
 
-describe('texts on disk (defect 12)', () => {
+describe('texts on disk', () => {
   it('when events are acked and cleared, then the remaining texts read back from their new places, also after a restart', async () => {
     const dir = tempDir();
     const inbox = inboxAt(dir);
@@ -78,7 +78,7 @@ describe('texts on disk (defect 12)', () => {
   });
 });
 
-describe('registry writes (defect 5): write, then apply', () => {
+describe('registry writes: write, then apply', () => {
   it('when the registry file cannot be written, then put rejects and nothing changes in memory', async () => {
     const dir = tempDir();
     const store = await LowAgentStore.open(dir);

@@ -2,10 +2,10 @@ import { describe, expect, it } from '@jest/globals';
 import { existsSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { removeLeftoverTemps } from '../../src/stores/leftovers.js';
-import { tempDir } from '../helpers/daemon.js';
+import { tempDir } from '../helpers/temp.js';
 
 /**
- * The start-up scan (issue 12 defect 10, issue 13 cold start): it removes temp files of interrupted
+ * The start-up scan (docs/decisions/0010): it removes temp files of interrupted
  * writes and tells the start-up readers which agents have a state folder, and which agent folders
  * are real folders (the registry's quick check of default homes relies on it).
  */

@@ -3,7 +3,7 @@ import { StepLines, stepLine, type TraceStep } from '../../src/domain/trace.js';
 import { scrub, ScrubMemo, type Secret } from '../../src/domain/traceText.js';
 
 /**
- * The recorder's memory of the last answer (issue 17, recording cost): a line built with a reused
+ * The recorder's memory of the last answer (recording cost): a line built with a reused
  * content JSON must be the same bytes as JSON.stringify of the step, for every kind of step, and a
  * remembered scrub must never hand back an answer scrubbed under another context.
  */

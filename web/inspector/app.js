@@ -2,8 +2,8 @@
 // a few times a second, reconnects by itself and says so plainly when the daemon is gone.
 
 import { drawMachine } from './diagram.js';
-import { duration, fill, h } from './dom.js';
 import { Model } from './model.js';
+import { renderHistory } from './timeline.js';
 import { renderAgents } from './view.js';
 
 const REDRAW_MS = 250;
@@ -15,11 +15,10 @@ const BUSY_REDRAW_MS = 1000;
 const REFRESH_MS = 5000;
 const RETRY_MIN_MS = 500;
 const RETRY_MAX_MS = 5000;
-const STRIP_MS = 60000;
 
 const $ = (id) => document.getElementById(id);
 const model = new Model();
-const ui = { selected: null, waitMs: 120000, machines: null, conn: 'connecting', lostAt: null, attempts: 0, refreshTimer: null, received: 0, rateAt: 0, busy: false, drawnAt: 0 };
+const ui = { selected: null, machines: null, conn: 'connecting', lostAt: null, attempts: 0, refreshTimer: null, received: 0, rateAt: 0, busy: false, drawnAt: 0 };
 
 function setConn(state, text) {
   ui.conn = state;
@@ -45,7 +44,8 @@ async function fetchJson(path) {
 /** Limits and machine definitions: fetched once per connection (they change only with the daemon). */
 async function loadStatic() {
   const [describe, machines] = await Promise.all([fetchJson('/describe'), fetchJson('/inspect/machines')]);
-  ui.waitMs = describe.limits?.queue_wait_ms ?? ui.waitMs;
+  // The limits a topic first met in a live message shows until its snapshot comes.
+  model.limits = { queue: describe.limits?.queue_max ?? model.limits.queue, waitMs: describe.limits?.queue_wait_ms ?? model.limits.waitMs };
   ui.machines = machines;
   $('meta').textContent = `loom ${describe.version} · ${describe.instance?.label ?? ''}`;
 }
@@ -111,27 +111,6 @@ function actorTitle(actor) {
   return { kind, rest, machine: names[kind] ?? null };
 }
 
-function renderStrip(list, current, now) {
-  // The last minute as coloured segments, one per state the actor was in.
-  const start = now - STRIP_MS;
-  const segs = [];
-  let from = start;
-  let state = list.length ? list.filter((t) => !t.lifecycle)[0]?.from ?? current : current;
-  for (const t of list) {
-    if (t.lifecycle) continue;
-    if (t.at > start) segs.push({ state, from, to: t.at });
-    from = Math.max(start, t.at);
-    state = t.to;
-  }
-  segs.push({ state: current ?? state, from, to: now });
-  return segs.filter((s) => s.to > s.from).map((s) => {
-    const seg = h('span', { class: 'seg', data: { state: typeof s.state === 'string' ? s.state : JSON.stringify(s.state) }, title: `${JSON.stringify(s.state)} ${duration(s.to - s.from)}` });
-    seg.style.left = `${((s.from - start) / STRIP_MS) * 100}%`;
-    seg.style.width = `${((s.to - s.from) / STRIP_MS) * 100}%`;
-    return seg;
-  });
-}
-
 function renderDetail(now) {
   if (!ui.selected) return;
   const { kind, rest, machine } = actorTitle(ui.selected);
@@ -144,14 +123,8 @@ function renderDetail(now) {
     drawMachine(diagram, def, current);
     diagram.dataset.key = `${ui.selected}|${JSON.stringify(current)}`;
   }
-  const list = model.transitions.get(ui.selected) ?? [];
-  fill($('strip'), renderStrip(list, current, now));
-  fill($('timeline'), [...list].reverse().slice(0, 30).map((t) => h('li', {},
-    h('time', {}, new Date(t.at).toLocaleTimeString()), ' ',
-    t.lifecycle ? h('span', { class: 'lifecycle' }, t.to) : [h('span', { class: 'from' }, fmt(t.from)), ' → ', h('span', { class: 'to' }, fmt(t.to)), ' ', h('code', {}, t.event)])));
+  renderHistory({ start: $('history-start'), strip: $('strip'), list: $('timeline') }, model.historyOf(ui.selected), current, now);
 }
-
-const fmt = (v) => (typeof v === 'string' ? v : JSON.stringify(v));
 
 /** The redraw tick: every REDRAW_MS, or every BUSY_REDRAW_MS while messages flood in. */
 function tick() {
@@ -172,7 +145,7 @@ function tick() {
 function redraw() {
   ui.drawnAt = performance.now();
   const now = model.now();
-  renderAgents($('agents'), model, { now, waitMs: ui.waitMs, selected: ui.selected });
+  renderAgents($('agents'), model, { now, selected: ui.selected });
   renderDetail(now);
 }
 

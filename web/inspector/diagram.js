@@ -77,8 +77,17 @@ function drawEdge(svg, g, e) {
   // dagre routes every edge, self-loops included (around the right side of their node).
   const d = `M ${pts[0].x} ${pts[0].y} ` + pts.slice(1).map((p) => `L ${p.x} ${p.y}`).join(' ');
   svg.append(el('path', { d, class: e.v === e.w ? 'edge loop' : 'edge', 'marker-end': 'url(#arrow)' }));
+}
+
+/**
+ * An edge's label, one per edge with its events one a line, where dagre placed it (dagre gives
+ * each label its own box, so two never overlap); drawn after every path, over a halo, so no line
+ * runs through its text.
+ */
+function drawLabel(svg, g, e) {
+  const edge = g.edge(e);
   if (!edge.text) return;
-  const t = el('text', { x: edge.x, y: edge.y - edge.height / 2 + 10, 'text-anchor': 'middle', class: 'edge-label' });
+  const t = el('text', { x: edge.x, y: edge.y - edge.height / 2 + 10, 'text-anchor': 'middle', class: 'edge-label', 'data-edge': `${e.v}→${e.w}` });
   edge.text.split('\n').forEach((line, i) => t.append(el('tspan', { x: edge.x, dy: i === 0 ? 0 : 13 }, line)));
   svg.append(t);
 }
@@ -114,6 +123,7 @@ export function drawMachine(container, machine, current) {
   defs.append(marker);
   svg.append(defs);
   for (const e of g.edges()) drawEdge(svg, g, e);
+  for (const e of g.edges()) drawLabel(svg, g, e);
   const stateValue = typeof current === 'string' ? current : current && typeof current === 'object' ? flatten(current) : null;
   for (const id of g.nodes()) drawNode(svg, g, id, stateValue);
   container.replaceChildren(svg);

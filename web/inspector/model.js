@@ -2,22 +2,32 @@
 // current by the live messages. Times are kept as daemon milliseconds; `clockOffset` turns the
 // browser's clock into the daemon's, so elapsed and waiting times are right even if the two differ.
 
-/** How many finished commands a topic shows and how many transitions an actor keeps. */
+/** How many finished commands a topic shows and how many transitions or changes an actor keeps (as the daemon does). */
 export const RECENT_MAX = 20;
 const TRANSITIONS_MAX = 60;
+/** The queue limits of spec §3, until the daemon says its own (a topic's snapshot, /describe). */
+export const DEFAULT_LIMITS = { queue: 5, waitMs: 120000 };
 
 const ms = (iso) => Date.parse(iso);
 
 /** A topic's key: `<agent>/<topic>` (the part after `topic:` in its system id). */
 export const topicKey = (agentId, topic) => `${agentId}/${topic}`;
 
-function topicFromSnapshot(agentId, t) {
+/** A history entry of the snapshot or a live message, its time as daemon ms (behaviour.md §13.7). */
+const entryOf = (e) => ({ ...e, at: ms(e.at) });
+
+function topicFromSnapshot(agentId, t, limits) {
   return {
     // `rev` counts changes: the view redraws a card only when it moved (or shows a live time).
     rev: 0, agentId, topic: t.topic, type: t.topic_type, state: t.state, doc: t.doc, shell: t.shell,
+    queueLimit: t.queue_limit ?? limits.queue, waitLimitMs: t.wait_limit_ms ?? limits.waitMs,
     running: t.running ? { ...t.running, startedAt: ms(t.running.started_at), queuedAt: ms(t.running.started_at) } : null,
     waiting: t.waiting.map((w) => ({ ...w, queuedAt: ms(w.queued_at) })),
     recent: [...t.recent],
+    // The daemon's record of the topic's changes, kept whether or not a page watched.
+    history: (t.history ?? []).map(entryOf),
+    historySince: t.history_since ? ms(t.history_since) : null,
+    historyTruncated: t.history_truncated === true,
   };
 }
 
@@ -26,6 +36,9 @@ export class Model {
     this.reset();
     /** Per actor system id: its transitions, oldest first (kept across reconnects). */
     this.transitions = new Map();
+    /** When the page first connected (daemon ms): where the transitions it saw itself start. */
+    this.watchingSince = null;
+    this.limits = { ...DEFAULT_LIMITS };
   }
 
   reset() {
@@ -50,9 +63,10 @@ export class Model {
     this.clockOffset = ms(s.at) - Date.now();
     this.version = s.version;
     this.startedAt = ms(s.at) - s.uptime_ms;
+    this.watchingSince ??= ms(s.at);
     for (const a of s.agents) {
       this.agents.set(a.agent_id, this.agentFields(a));
-      for (const t of a.topics) this.topics.set(topicKey(a.agent_id, t.topic), topicFromSnapshot(a.agent_id, t));
+      for (const t of a.topics) this.topics.set(topicKey(a.agent_id, t.topic), topicFromSnapshot(a.agent_id, t, this.limits));
     }
     this.loaded = true;
   }
@@ -77,7 +91,12 @@ export class Model {
       for (const t of a.topics) {
         const key = topicKey(a.agent_id, t.topic);
         const known = this.topics.get(key);
-        if (!known) this.topics.set(key, topicFromSnapshot(a.agent_id, t));
+        if (!known) this.topics.set(key, topicFromSnapshot(a.agent_id, t, this.limits));
+        else if (known.historySince === null && t.history_since) {
+          // A topic first met in a live message: the daemon's history of it replaces the page's own.
+          Object.assign(known, { history: t.history.map(entryOf), historySince: ms(t.history_since), historyTruncated: t.history_truncated, queueLimit: t.queue_limit, waitLimitMs: t.wait_limit_ms });
+          known.rev++;
+        }
         else if (JSON.stringify([known.doc, known.shell]) !== JSON.stringify([t.doc, t.shell])) {
           Object.assign(known, { doc: t.doc, shell: t.shell });
           known.rev++;
@@ -96,7 +115,10 @@ export class Model {
     const key = topicKey(msg.agent_id, msg.topic);
     let t = this.topics.get(key);
     if (!t) {
-      t = { rev: 0, agentId: msg.agent_id, topic: msg.topic, type: null, state: 'idle', doc: null, shell: null, running: null, waiting: [], recent: [] };
+      t = {
+        rev: 0, agentId: msg.agent_id, topic: msg.topic, type: null, state: 'idle', doc: null, shell: null, running: null, waiting: [], recent: [],
+        queueLimit: this.limits.queue, waitLimitMs: this.limits.waitMs, history: [], historySince: null, historyTruncated: false,
+      };
       this.topics.set(key, t);
     }
     return t;
@@ -109,6 +131,7 @@ export class Model {
       case 'transition': return this.applyTransition(msg);
       case 'actor': return this.applyActor(msg);
       case 'install': return this.applyInstall(msg);
+      case 'session': return this.applySession(msg);
       default: return false;
     }
   }
@@ -119,12 +142,12 @@ export class Model {
     const at = ms(m.at);
     const waiting = t.waiting.find((w) => w.ticket === m.ticket);
     if (m.phase === 'queued') {
-      if (!waiting) t.waiting.push({ ticket: m.ticket, cmd: m.cmd, via: m.via, queuedAt: at });
+      if (!waiting) t.waiting.push({ ticket: m.ticket, cmd: m.cmd, via: m.via, request_id: m.request_id ?? null, queuedAt: at });
       return;
     }
     t.waiting = t.waiting.filter((w) => w.ticket !== m.ticket);
     if (m.phase === 'started') {
-      t.running = { ticket: m.ticket, cmd: m.cmd, via: m.via, startedAt: at, queuedAt: waiting ? waiting.queuedAt : at };
+      t.running = { ticket: m.ticket, cmd: m.cmd, via: m.via, request_id: m.request_id ?? null, startedAt: at, queuedAt: waiting ? waiting.queuedAt : at };
       return;
     }
     const running = t.running && t.running.ticket === m.ticket ? t.running : null;
@@ -132,7 +155,7 @@ export class Model {
     const startedAt = running ? running.startedAt : at;
     const queuedAt = running ? running.queuedAt : waiting ? waiting.queuedAt : at;
     t.recent.push({
-      ticket: m.ticket, cmd: m.cmd, via: m.via, ok: m.ok === true, code: m.code ?? null,
+      ticket: m.ticket, cmd: m.cmd, request_id: m.request_id ?? null, via: m.via, ok: m.ok === true, code: m.code ?? null,
       queued_ms: Math.max(0, startedAt - queuedAt), duration_ms: m.duration_ms ?? 0, at: m.at,
     });
     if (t.recent.length > RECENT_MAX) t.recent.splice(0, t.recent.length - RECENT_MAX);
@@ -148,6 +171,27 @@ export class Model {
     if (list.length > TRANSITIONS_MAX) list.splice(0, list.length - TRANSITIONS_MAX);
   }
 
+  /** A change of a topic's history, as the daemon keeps it (the last 60). */
+  addHistory(t, entry) {
+    t.history.push(entry);
+    if (t.history.length > TRANSITIONS_MAX) {
+      t.history.splice(0, t.history.length - TRANSITIONS_MAX);
+      t.historySince = t.history[0].at;
+      t.historyTruncated = true;
+    }
+    t.historySince ??= this.watchingSince;
+  }
+
+  applySession(m) {
+    const key = m.actor.slice('topic:'.length);
+    const t = this.topics.get(key);
+    if (!t) return true;
+    const { type: _type, actor: _actor, event, ...fields } = m;
+    this.addHistory(t, { ...fields, type: event, at: ms(m.at) });
+    t.rev++;
+    return false;
+  }
+
   applyTransition(m) {
     this.remember(m.actor, { from: m.from, to: m.to, event: m.event, at: ms(m.at) });
     if (m.actor.startsWith('topic:')) {
@@ -158,6 +202,7 @@ export class Model {
       const slash = key.indexOf('/');
       const t = this.topicOf({ agent_id: key.slice(0, slash), topic: key.slice(slash + 1) });
       t.state = m.to;
+      this.addHistory(t, { type: 'state', from: m.from, to: m.to, event: m.event, at: ms(m.at) });
       t.rev++;
       return !known;
     }
@@ -182,6 +227,20 @@ export class Model {
     else a.installs[i] = row;
     a.rev++;
     return false;
+  }
+
+  /**
+   * What the timeline of `actor` is drawn from: a topic's history as the daemon kept it (since its
+   * start, or its oldest kept change), any other actor's transitions as this page saw them.
+   */
+  historyOf(actor) {
+    if (actor.startsWith('topic:')) {
+      const t = this.topics.get(actor.slice('topic:'.length));
+      if (t) return { entries: t.history, since: t.historySince ?? this.watchingSince, truncated: t.historyTruncated, keptBy: 'daemon' };
+    }
+    const list = (this.transitions.get(actor) ?? []).map((x) => (x.lifecycle ? { type: x.to, at: x.at, lifecycle: true } : { type: 'state', from: x.from, to: x.to, event: x.event, at: x.at }));
+    const truncated = list.length >= TRANSITIONS_MAX;
+    return { entries: list, since: truncated ? list[0].at : this.watchingSince, truncated, keptBy: 'page' };
   }
 
   /** The current state of any actor the page can select, by system id (null when unknown). */

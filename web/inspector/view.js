@@ -25,25 +25,52 @@ function selectable(actor, selected) {
   return { 'data-actor': actor, class: actor === selected ? 'selected' : undefined, tabindex: 0 };
 }
 
+const VIA_TITLE = { exec: 'came by POST /exec (or the loom CLI): it waits its turn in the queue', mcp: 'came by the MCP tool: it runs only when the topic is idle, else BUSY' };
+const clock = (ms) => new Date(ms).toLocaleTimeString([], { hour12: false });
+
+/** Where a command came from and who asked: `via exec · ticket t3 · request r-7`, each part explained on hover. */
+function ticketFacts(x) {
+  return h('span', { class: 'facts' },
+    h('span', { class: 'via', title: VIA_TITLE[x.via] ?? 'how the command reached the topic' }, `via ${x.via}`), ' · ',
+    h('span', { class: 'ticket', title: "the topic's number for this command: t1 is its first" }, `ticket ${x.ticket}`), ' · ',
+    x.request_id
+      ? h('span', { class: 'request', title: 'the request_id its client sent' }, `request ${x.request_id}`)
+      : h('span', { class: 'request none', title: 'its client sent no request_id' }, 'no request id'));
+}
+
 function runningView(t, now) {
   if (!t.running) return h('p', { class: 'running none' }, 'nothing running');
   const r = t.running;
-  return h('p', { class: 'running' },
+  return h('p', { class: 'running', data: { ticket: r.ticket } },
     h('span', { class: 'label' }, 'running'), ' ', h('code', {}, r.cmd), ' ',
-    h('span', { class: 'elapsed', title: 'elapsed' }, duration(now - r.startedAt)), ' ',
-    h('span', { class: 'via' }, r.via), ' ', h('span', { class: 'ticket' }, r.ticket));
+    h('span', { class: 'elapsed', title: `running since ${clock(r.startedAt)}` }, duration(now - r.startedAt)), ' ', ticketFacts(r));
 }
 
-function waitingView(t, now, waitMs) {
+function waitingView(t, now) {
   if (t.waiting.length === 0) return h('p', { class: 'waiting-none' }, 'queue empty');
-  return h('ol', { class: 'waiting' }, t.waiting.map((w) => {
+  const limit = t.waitLimitMs;
+  return h('ol', { class: 'waiting' }, t.waiting.map((w, i) => {
     const waited = now - w.queuedAt;
-    const left = Math.max(0, waitMs - waited);
-    return h('li', { data: { ticket: w.ticket, waitedMs: Math.round(waited) } },
-      h('code', {}, w.cmd), ' ', h('span', { class: 'waited', title: 'waiting for' }, duration(waited)),
-      bar(left / waitMs, left < waitMs / 4 ? 'late' : ''), h('span', { class: 'expires', title: 'times out in' }, `${duration(left)} left`),
-      ' ', h('span', { class: 'via' }, w.via));
+    const left = Math.max(0, limit - waited);
+    // FIFO: the first waiting command runs next, so its place is its index (the snapshot's `position`).
+    const position = i + 1;
+    return h('li', { data: { ticket: w.ticket, waitedMs: Math.round(waited), position, requestId: w.request_id ?? '' } },
+      h('span', { class: 'position', title: `runs after ${position === 1 ? 'the running command' : `${position - 1} more before it`}` }, `#${position}`), ' ',
+      h('code', {}, w.cmd), ' ', ticketFacts(w), h('br'),
+      h('span', { class: 'arrived' }, `arrived ${clock(w.queuedAt)}`), ' · ',
+      h('span', { class: 'waited', title: 'waiting for' }, duration(waited)),
+      bar(left / limit, left < limit / 4 ? 'late' : ''),
+      h('span', { class: 'expires', title: `refused with QUEUE_TIMEOUT once it has waited ${duration(limit)}` }, `${duration(left)} left of the ${duration(limit)} limit`));
   }));
+}
+
+/** A refusal with the limit it hit: `QUEUE_FULL (limit 5 waiting)`, `QUEUE_TIMEOUT (limit 120.0 s)`. */
+function resultText(r, t) {
+  if (r.ok) return 'ok';
+  if (r.code === 'QUEUE_FULL') return `QUEUE_FULL (limit ${r.queue_limit ?? t.queueLimit} waiting)`;
+  if (r.code === 'QUEUE_TIMEOUT') return `QUEUE_TIMEOUT (limit ${duration(r.wait_limit_ms ?? t.waitLimitMs)})`;
+  if (r.code === 'BUSY') return 'BUSY (MCP: topic not idle)';
+  return r.code ?? 'failed';
 }
 
 function recentView(t) {
@@ -51,7 +78,7 @@ function recentView(t) {
   const rows = [...t.recent].reverse().map((r) => {
     const kind = r.ok ? 'ok' : ['QUEUE_FULL', 'QUEUE_TIMEOUT', 'BUSY'].includes(r.code) ? 'refused' : 'failed';
     return h('tr', { class: kind, data: { ticket: r.ticket } },
-      h('td', { class: 'result' }, r.ok ? 'ok' : r.code ?? 'failed'), h('td', {}, h('code', {}, r.cmd)),
+      h('td', { class: 'result' }, resultText(r, t)), h('td', {}, h('code', {}, r.cmd)),
       h('td', { class: 'num' }, duration(r.duration_ms)), h('td', { class: 'num' }, duration(r.queued_ms)), h('td', { class: 'via' }, r.via));
   });
   return h('table', { class: 'recent' },
@@ -85,8 +112,9 @@ function topicCard(t, ctx) {
   const doc = t.doc ? h('p', { class: 'doc' }, 'doc ', h('span', {}, t.doc.title ?? t.doc.uri), t.doc.current_block ? ` ${t.doc.current_block}` : '') : null;
   return fill(card,
     h('header', {}, h('span', { class: 'name' }, t.topic), ' ', h('span', { class: 'type' }, t.type ?? ''),
-      h('span', { class: 'state', data: { state: t.state } }, t.state), h('span', { class: 'count' }, `${t.waiting.length} waiting`)),
-    runningView(t, ctx.now), waitingView(t, ctx.now, ctx.waitMs), shell, doc, recentView(t));
+      h('span', { class: 'state', data: { state: t.state } }, t.state),
+      h('span', { class: 'count', title: `${t.waiting.length} of at most ${t.queueLimit} commands wait behind the running one; one more is refused with QUEUE_FULL` }, `waiting ${t.waiting.length}/${t.queueLimit}`)),
+    runningView(t, ctx.now), waitingView(t, ctx.now), shell, doc, recentView(t));
 }
 
 function capabilitiesView(a, ctx) {
@@ -131,7 +159,7 @@ function agentSection(a) {
   return sec;
 }
 
-/** Draw every agent and topic into `root`. `ctx`: { now, waitMs, selected }. */
+/** Draw every agent and topic into `root`. `ctx`: { now, selected }. */
 export function renderAgents(root, model, ctx) {
   if (!model.loaded) return;
   const agents = [...model.agents.values()].sort((x, y) => (x.agentId < y.agentId ? -1 : 1));

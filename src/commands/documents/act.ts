@@ -7,7 +7,6 @@ import { HUB_ONLY_MESSAGE } from '../registry.js';
 import type { Command, CommandContext, CommandFallback } from '../types.js';
 import { currentDocument } from './current.js';
 
-/** Placeholder while the actions feature is absent from the build (removed when issue 6 merges). */
 /** Both features are always installed together; a missing invoker is a wiring bug, not a user error. */
 export const NO_EXECUTION = 'Internal error: no action invoker is registered';
 

@@ -1,6 +1,8 @@
 import type { Express, Request } from 'express';
 import { LoomError } from '../../domain/errors.js';
 import type { AppContext } from '../context.js';
+import type { EventStreams } from '../../services/eventStreams.js';
+import { SseWriter } from '../sse.js';
 import { headerRequired, unknownIdentity } from '../../domain/wire.js';
 import { identityHeader, route } from '../route.js';
 
@@ -16,11 +18,17 @@ function agentOf(req: Request, ctx: AppContext): string {
  * `GET /installs` (beyond spec): the running installs of the agent named by `X-Agent-Id`, read from
  * its `install:<install_id>` actors, with the progress fields of behaviour.md §13.2
  * (`{agent_id, installs: [{install_id, name, source, state, files_done, files_total, bytes,
- * request_id}]}`); `?request_id=` keeps the install started by that command. The CLI's progress
- * bar polls it while `/install` runs. `GET /packages` (beyond spec): the agent's registry records,
+ * request_id}]}`); `?request_id=` keeps the install started by that command. `GET /packages` (beyond spec): the agent's registry records,
  * sorted by name (`{agent_id, packages: [...]}`), for `loom packages --json`.
  */
-export function installsRoute(app: Express, ctx: AppContext): void {
+export function installsRoute(streams: EventStreams) {
+  return (app: Express, ctx: AppContext): void => {
+    installsJson(app, ctx);
+    installStream(app, ctx, streams);
+  };
+}
+
+function installsJson(app: Express, ctx: AppContext): void {
   route(app, '/installs', {
     GET: (req, res) => {
       const agentId = agentOf(req, ctx);
@@ -34,6 +42,36 @@ export function installsRoute(app: Express, ctx: AppContext): void {
       const agentId = agentOf(req, ctx);
       const packages = ctx.system.packages(agentId).map(({ installId: _id, ...rest }) => rest);
       res.json({ [ctx.wire.idField]: agentId, packages });
+    },
+  });
+}
+
+/**
+ * `GET /installs/stream` (beyond spec): the install progress of the agent as SSE, so a client shows
+ * it as it happens instead of polling. Checks as GET /installs, then 429 past 16 open streams of
+ * the agent; `ready` (`{agent_id}`) first, then one `install` event (an entry of GET /installs)
+ * whenever a running install's progress or state changes, its end included, and `ping` every 15 s,
+ * until the client leaves, the agent is deleted or the daemon stops. `?request_id=` keeps the
+ * install of that command. No replay: a client opens the stream before it starts the install.
+ */
+function installStream(app: Express, ctx: AppContext, streams: EventStreams): void {
+  route(app, '/installs/stream', {
+    GET: (req, res) => {
+      const agentId = agentOf(req, ctx);
+      const want = typeof req.query.request_id === 'string' ? req.query.request_id : undefined;
+      if (streams.count(agentId) >= streams.maxPerAgent) throw new LoomError(429, `Too many install streams for ${ctx.wire.noun} ${agentId} (max ${streams.maxPerAgent})`);
+      const sse = new SseWriter(res);
+      sse.open();
+      const handle = streams.open(agentId, {
+        send: (name, data) => {
+          if (sse.closed) return;
+          if (name === 'install' && want !== undefined && (data as { request_id: unknown }).request_id !== want) return;
+          sse.event(name, data);
+        },
+        end: () => { if (!sse.closed) sse.end(); },
+      }, { [ctx.wire.idField]: agentId });
+      res.on('close', () => handle?.close());
+      req.resume();
     },
   });
 }

@@ -43,7 +43,7 @@ export function mountTraces(traces: TraceService) {
         res.status(200).setHeader('Content-Type', 'application/x-ndjson');
         await new Promise<void>((resolve, reject) => {
           // A client that leaves mid-file: pipe() alone never closes the file, so each such client
-          // kept a descriptor open for good (an attacker review ran the daemon into EMFILE this way).
+          // would keep a descriptor open for good, and enough of them run the daemon into EMFILE.
           res.once('close', () => { stream.destroy(); resolve(); });
           stream.once('error', reject);
           stream.once('end', resolve);
