@@ -1,5 +1,5 @@
 import { CommanderError, type Command } from 'commander';
-import { guard, UsageError, type GlobalOpts } from './common.js';
+import { guard, UsageError } from './common.js';
 import { printCompletions } from './completion.js';
 import { execForm } from './exec.js';
 import { buildProgram } from './program.js';
