@@ -1,6 +1,7 @@
 #!/usr/bin/env node
-// Second step of `npm run build` (after tsc): bundles the CLI and daemon entry, dist/cli/main.js, with
-// its npm dependencies into a few files, written over tsc's dist/cli/main.js.
+// Second step of `npm run build` (after tsc): bundles the CLI and daemon, dist/cli/full.js, with its
+// npm dependencies into a few files, written over tsc's dist/cli/full.js; then the `loom` entry,
+// dist/cli/main.js, into one file of its own (see "The entry" below).
 //
 // Why: a cold start spent most of its time resolving and loading modules, not running them. tsc's
 // output is 230 files and the dependencies add ~300 more (Express 5 alone: ~150 ms to import on
@@ -20,11 +21,16 @@
 // Whitespace and comments are minified away (names are kept, so stack traces still read): a third
 // less to parse, and an ASCII-only file. One non-ASCII character in a comment (a '§') makes V8 hold
 // the whole source as UTF-16, which Node 20 then decodes at every start (bench/RESULTS.md).
-// Code reached through `import()` goes to chunks beside main.js (splitting), so what loaded late
+// Code reached through `import()` goes to chunks beside full.js (splitting), so what loaded late
 // before still loads late. Chunks sit in dist/cli/, the same depth as every tsc output file, so the
 // paths the code builds from import.meta.url ('../../build/Release/…', '../../web/inspector',
 // './main.js') mean the same in the bundle. The rest of dist/ stays as tsc wrote it (the parse
 // worker, dist/effects/parseWorker.js, runs from there).
+//
+// The entry: `loom <topic> <command…>` runs once per tool call of an agent host, so main.js serves it
+// (and `--version`) alone: one file with the options, the client and node:http, no commander and no
+// chunk to resolve, and `import('./full.js')` for every other command. Its few shared modules
+// (common.ts, the client) are bundled twice, once here and once in full.js; both copies hold no state.
 import { build } from 'esbuild';
 import { readdirSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -36,7 +42,7 @@ const CHUNK_PREFIX = 'bundle-';
 
 // Chunk names carry a content hash: remove the previous build's so they do not pile up. tsc's map of
 // main.js would describe the file this build replaces.
-for (const f of readdirSync(out)) if (f.startsWith(CHUNK_PREFIX) || f === 'main.js.map') rmSync(join(out, f));
+for (const f of readdirSync(out)) if (f.startsWith(CHUNK_PREFIX) || f === 'main.js.map' || f === 'full.js.map') rmSync(join(out, f));
 
 /**
  * `import … from 'node:http'` is bundled as `require('node:http')`. On Node 22 and 24 an ES import of
@@ -52,21 +58,42 @@ const httpAsCommonJs = {
   },
 };
 
-await build({
-  entryPoints: [join(out, 'main.js')],
+/**
+ * The entry takes every Node module through require, not only node:http: on Node 24 an ES import of
+ * node:fs builds its namespace too, which loads fs/promises (time and memory of a call that never
+ * uses it). Not applied to the daemon's build, which loads those modules anyway. sideEffects: false lets
+ * esbuild drop a require nothing uses (node:crypto, for the id helpers the entry never calls).
+ */
+const builtinsAsCommonJs = {
+  name: 'node-builtins-as-commonjs',
+  setup(b) {
+    b.onResolve({ filter: /^node:/ }, (a) => (a.kind === 'import-statement' || a.kind === 'dynamic-import' ? { path: a.path, namespace: 'node-builtin-cjs', sideEffects: false } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'node-builtin-cjs' }, (a) => ({ contents: `module.exports = require(${JSON.stringify(a.path)});`, loader: 'js' }));
+  },
+};
+
+/** The entry's import of the command tree stays an import of the file beside it. */
+const fullStaysOutside = {
+  name: 'full-stays-outside',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/full\.js$/ }, (a) => ({ path: a.path, external: true }));
+  },
+};
+
+const common = {
   outdir: out,
   allowOverwrite: true,
   bundle: true,
-  splitting: true,
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  chunkNames: `${CHUNK_PREFIX}[name]-[hash]`,
   external: ['node-pty', '*.node', '@modelcontextprotocol/sdk', 'zod', 'turndown', 'gray-matter', 'bufferutil', 'utf-8-validate', 'iconv-lite'],
   minifyWhitespace: true,
-  plugins: [httpAsCommonJs],
   // The bundled CommonJS packages (Express, pino, …) call require() for Node's own modules; an ES
   // module has no require, so each output file gets one made for it.
   banner: { js: "import { createRequire as __loomCreateRequire } from 'node:module'; const require = __loomCreateRequire(import.meta.url);" },
   logLevel: 'warning',
-});
+};
+
+await build({ ...common, entryPoints: [join(out, 'full.js')], splitting: true, chunkNames: `${CHUNK_PREFIX}[name]-[hash]`, plugins: [httpAsCommonJs] });
+await build({ ...common, entryPoints: [join(out, 'main.js')], plugins: [builtinsAsCommonJs, fullStaysOutside] });

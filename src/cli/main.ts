@@ -1,117 +1,28 @@
 #!/usr/bin/env node
-import { CommanderError, type Command } from 'commander';
-import { guard, UsageError, type GlobalOpts } from './common.js';
-import { printCompletions } from './completion.js';
+import { isExecForm, leading } from './argv.js';
+import { guard } from './common.js';
+import { enableCompileCache } from './compileCache.js';
 import { execForm } from './exec.js';
-import { buildProgram } from './program.js';
 import { printVersion } from './version.js';
 
-/** What the options before the first positional word say. */
-interface Leading {
-  opts: GlobalOpts;
-  /** Index of the first positional word (the topic or a subcommand), or argv.length. */
-  at: number;
-  version: boolean;
-  help: boolean;
-}
-
 /**
- * Read the global options that come before the topic or subcommand (`--port n`, `--port=n`,
- * `--agent id`, `--wire user`, `--json`, `-V`, `-h`). Stops at the first word that is not one of them.
+ * The `loom` entry. Agent hosts run `loom <topic> <command…>` once per tool call, so that form (and
+ * `--version`) is served from this file's small bundle: options, the client and one HTTP request.
+ * Every other call loads the command tree (full.ts: commander and every command family).
  */
-function leading(argv: string[]): Leading {
-  const out: Leading = { opts: {}, at: argv.length, version: false, help: false };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    const eq = a.indexOf('=');
-    const name = a.startsWith('--') && eq > 0 ? a.slice(0, eq) : a;
-    if (name === '--port' || name === '--agent' || name === '--wire') {
-      const v = eq > 0 ? a.slice(eq + 1) : argv[++i];
-      if (name === '--port') out.opts.port = v;
-      else if (name === '--wire') out.opts.wire = v;
-      else out.opts.agent = v;
-    } else if (a === '--json') out.opts.json = true;
-    else if (a === '-V' || a === '--version') out.version = true;
-    else if (a === '-h' || a === '--help') out.help = true;
-    else {
-      out.at = a.startsWith('-') ? argv.length : i;
-      if (a.startsWith('-')) break;
-      return out;
+async function entry(argv: string[]): Promise<void> {
+  // The completion scripts' helper reads the command tree.
+  if (argv[0] !== '__complete') {
+    const lead = leading(argv);
+    if (lead.version) return guard(lead.opts, () => printVersion(lead.opts));
+    if (lead.at < argv.length && !lead.help && isExecForm(argv, lead.at)) {
+      return guard(lead.opts, () => execForm(lead.opts, argv[lead.at], argv.slice(lead.at + 1)));
     }
   }
-  return out;
-}
-
-/** Edit distance of two short words, a swap of neighbours counting once (for "did you mean"). */
-function distance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) d[0][j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  }
-  return d[a.length][b.length];
-}
-
-/**
- * Subcommands whose first argument may be an absolute path: `loom install /srv/apps/weather` (or an
- * unquoted `~/apps/weather`, which the shell expands to one) installs it; it is not a command for a
- * topic named `install`. Likewise `loom replay /tmp/t.jsonl` replays that file (behaviour.md §14.3).
- */
-const PATH_FIRST = new Set(['install', 'replay']);
-
-/** Subcommand names of the program (with `help`). */
-const subcommands = (program: Command): string[] => [...program.commands.map((c) => c.name()), 'help'];
-
-/**
- * A topic word without a slash command after it: a usage error with an example (behaviour.md
- * §2.13), naming the subcommand when the word looks like a mistyped one (`loom stauts`).
- */
-function missingCommand(program: Command, word: string, rest: string[]): never {
-  const near = subcommands(program).map((s) => ({ s, d: distance(s, word) })).filter((x) => x.d <= 2).sort((x, y) => x.d - y.d)[0]?.s;
-  if (near) throw new UsageError(`loom: '${word}' is not a loom command; did you mean: loom ${near}?  (a slash command for topic '${word}': loom ${word} /help)`);
-  if (rest.length === 0) throw new UsageError(`loom: no command for topic '${word}'; e.g.  loom ${word} /help   (loom --help lists the CLI commands)`);
-  if (rest[0].startsWith('-')) throw new UsageError(`loom: options go before the topic, e.g.  loom ${rest[0]} ${word} /help`);
-  throw new UsageError(`loom: a command starts with /, e.g.  loom ${word} /${rest[0]}`);
-}
-
-/** Run commander over argv; its usage errors exit 2, help and version exit 0. */
-async function runProgram(program: Command, argv: string[]): Promise<void> {
-  try {
-    await program.parseAsync(argv, { from: 'user' });
-  } catch (err) {
-    if (!(err instanceof CommanderError)) throw err;
-    process.exitCode = err.exitCode === 0 ? 0 : 2;
-  }
-}
-
-/**
- * CLI entry (behaviour.md §2.13): `loom [options] <topic> <command…>` when the first word is not a
- * subcommand (or is one, such as the hub topics `agent` and `event`, followed by a slash command
- * or `-`); otherwise the command tree.
- */
-export async function main(argv: string[]): Promise<void> {
-  const program = buildProgram();
-  // The completion scripts' helper: every word after it is the typed line, options included.
-  if (argv[0] === '__complete') return printCompletions(program, argv.slice(1));
-  const lead = leading(argv);
-  if (lead.version) return guard(lead.opts, () => printVersion(lead.opts));
-  if (lead.at >= argv.length || lead.help) return runProgram(program, argv);
-  const word = argv[lead.at];
-  const rest = argv.slice(lead.at + 1);
-  const next = rest[0];
-  const slashOrStdin = next !== undefined && (next.startsWith('/') || next === '-') && !PATH_FIRST.has(word);
-  if (subcommands(program).includes(word) && !slashOrStdin) return runProgram(program, argv);
-  return guard(lead.opts, async () => {
-    if (next === '--help' || next === '-h') {
-      program.outputHelp();
-      return 0;
-    }
-    if (!slashOrStdin) missingCommand(program, word, rest);
-    return execForm(lead.opts, word, rest);
-  });
+  // Before the command tree loads, so that its compiled code can come from the cache (Node >= 22.1).
+  enableCompileCache();
+  const { main } = await import('./full.js');
+  return main(argv);
 }
 
 // A reader that stops early (`loom --help | head`, `loom logs | less` then q) closes the pipe: that is
@@ -121,4 +32,4 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   throw err;
 });
 
-await main(process.argv.slice(2));
+await entry(process.argv.slice(2));

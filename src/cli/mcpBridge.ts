@@ -51,7 +51,7 @@ export function bridgeRunner(client: LoomClient): ToolRunner {
 const HEALTH_TIMEOUT_MS = 2000;
 
 /**
- * GET /health answered 200. A peer that accepts and drops connections can leave fetch pending with
+ * GET /health answered 200. A peer that accepts and drops connections can leave the request pending with
  * nothing keeping the process alive, so the probe races a (ref'd) timer.
  */
 async function healthy(client: LoomClient): Promise<boolean> {

@@ -38,7 +38,7 @@ export function refusedOutcome(status: number, text: string): ExecOutcome {
 
 /**
  * The outcome of a 200 /exec answer from its SSE events (spec §4.7): head, content and done; an
- * answer without content or done is STREAM_INCOMPLETE (spec §7). Shared by the fetch client and
+ * answer without content or done is STREAM_INCOMPLETE (spec §7). Shared by the client and
  * the replay's node:http transport, so both read an answer the same way.
  */
 export function streamedOutcome(events: SseEvent[]): ExecOutcome {

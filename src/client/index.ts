@@ -1,4 +1,5 @@
 import { TOOL_NAME } from '../domain/mcpTool.js';
+import { httpSend, type HttpAnswer } from './http.js';
 import type { InspectorSnapshot } from './inspector.js';
 import { SseParser, type SseEvent } from './sse.js';
 import { refusedOutcome, streamedOutcome, type ExecOutcome } from './execAnswer.js';
@@ -118,9 +119,9 @@ export class LoomClient {
     return new LoomClient(this.baseUrl, id, this.auto ? 'auto' : this.current);
   }
 
-  private async send(method: string, path: string, body: unknown, headers: Record<string, string>): Promise<Response> {
+  private async send(method: string, path: string, body: unknown, headers: Record<string, string>): Promise<HttpAnswer> {
     try {
-      return await fetch(this.baseUrl + path, {
+      return await httpSend(this.baseUrl + path, {
         method,
         headers: { ...(body !== undefined ? { 'Content-Type': 'application/json' } : {}), ...(this.agentId ? { [this.current.header]: this.agentId } : {}), ...headers },
         body: body !== undefined ? JSON.stringify(body) : undefined,
@@ -131,14 +132,14 @@ export class LoomClient {
   }
 
   /** One request built for the current wire; in auto mode a 400/404 may switch the wire and re-send. */
-  private async request(method: string, build: Build, headers: Record<string, string> = {}): Promise<Response> {
+  private async request(method: string, build: Build, headers: Record<string, string> = {}): Promise<HttpAnswer> {
     const first = build(this.current);
     const res = await this.send(method, first.path, first.body, headers);
     if (!this.auto || (res.status !== 400 && res.status !== 404)) return res;
     this.auto = false;
     const name = await LoomClient.detectWire(this.baseUrl).catch(() => this.current.name);
     if (name === this.current.name) return res;
-    await res.body?.cancel();
+    res.cancel();
     this.current = WIRES[name];
     const again = build(this.current);
     return this.send(method, again.path, again.body, headers);
@@ -197,7 +198,7 @@ export class LoomClient {
     const events: SseEvent[] = [];
     const decoder = new TextDecoder();
     try {
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) events.push(...parser.push(decoder.decode(chunk, { stream: true })));
+      for await (const chunk of res.chunks()) events.push(...parser.push(decoder.decode(chunk, { stream: true })));
     } catch {
       // A cut stream is reported as STREAM_INCOMPLETE below.
     }
@@ -228,9 +229,9 @@ export class LoomClient {
 
   /** POST /webhook/{token} with a text body, by the URL GET /agents/{id}/webhook gave (spec §4.4). */
   async postWebhook(url: string, text: string): Promise<{ status: number; body: string }> {
-    let res: Response;
+    let res: HttpAnswer;
     try {
-      res = await fetch(url, { method: 'POST', body: text });
+      res = await httpSend(url, { method: 'POST', headers: { 'Content-Type': 'text/plain;charset=UTF-8' }, body: text });
     } catch (err) {
       throw new DaemonUnreachable(`cannot reach ${url}: ${(err as Error).message}`);
     }
@@ -263,7 +264,7 @@ export class LoomClient {
 
   /** A GET answered with SSE: its parsed events; an error status throws EventStreamRefused. */
   private async *sseStream(path: string, signal?: AbortSignal): AsyncGenerator<SseEvent> {
-    const res = await fetch(this.baseUrl + path, { headers: { Accept: 'text/event-stream', ...(this.agentId ? { [this.current.header]: this.agentId } : {}) }, signal }).catch((err: Error) => {
+    const res = await httpSend(this.baseUrl + path, { method: 'GET', headers: { Accept: 'text/event-stream', ...(this.agentId ? { [this.current.header]: this.agentId } : {}) }, signal }).catch((err: Error) => {
       throw new DaemonUnreachable(err.message);
     });
     if (res.status !== 200) {
@@ -274,7 +275,7 @@ export class LoomClient {
     }
     const parser = new SseParser();
     const decoder = new TextDecoder();
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+    for await (const chunk of res.chunks()) {
       for (const e of parser.push(decoder.decode(chunk, { stream: true }))) yield e;
     }
   }

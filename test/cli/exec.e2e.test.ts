@@ -176,7 +176,7 @@ describe('behaviour.md §2.13 unreachable daemon', () => {
     const r = await loom(env, ['main', '/help']);
     expect(r.code).toBe(3);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^loom: daemon not reachable \(cannot reach http:\/\/127\.0\.0\.1:\d+: fetch failed\); start it with: loom start\n$/);
+    expect(r.stderr).toMatch(/^loom: daemon not reachable \(cannot reach http:\/\/127\.0\.0\.1:\d+: connect ECONNREFUSED 127\.0\.0\.1:\d+\); start it with: loom start\n$/);
     const j = await loom(env, ['--json', 'main', '/help']);
     expect(j.code).toBe(3);
     expect(JSON.parse(j.stderr)).toMatchObject({ code: 'DAEMON_UNREACHABLE', message: 'start it with: loom start' });
