@@ -2,7 +2,8 @@
 // nothing while nobody watches"). The load of bench/exec (POST /exec /help, 16 connections over 16
 // topics, autocannon keep-alive) against, in the same run and alternating round by round:
 //   before     the daemon built without the inspector (this source with inspectorFeature left out of
-//              src/features.ts; BENCH_BEFORE=<git rev> builds that revision instead)
+//              src/features.ts; BENCH_BEFORE=<git rev> builds that revision instead,
+//              BENCH_BEFORE=no-history this source with the per-topic history switched off)
 //   unwatched  this daemon, no inspector client attached              (target: within 3 % of before)
 //   client     the same daemon process with a bare WebSocket client (bench/inspector-client.mjs) parsing
 //              every frame: what feeding a watcher costs the daemon itself
@@ -27,8 +28,18 @@ function buildBefore() {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   const rev = process.env.BENCH_BEFORE;
-  if (rev) {
-    const tar = execFileSync('git', ['-C', root, 'archive', rev, 'src', 'web', 'package.json', 'tsconfig.json', 'tsconfig.build.json'], { maxBuffer: 1 << 28 });
+  if (rev === 'no-history') {
+    // This source with the per-topic history recording nothing: the A/B for the history ring's own cost.
+    for (const f of ['src', 'web', 'scripts', 'package.json', 'tsconfig.json', 'tsconfig.build.json']) cpSync(join(root, f), join(dir, f), { recursive: true });
+    const file = join(dir, 'src', 'services', 'topicHistory.ts');
+    const text = readFileSync(file, 'utf8');
+    const patched = text
+      .replace(/(\n  snapshot\(topicId: string, value: unknown, event: string, now: \(\) => number\): void \{\n)/, '$1    if (topicId) return;\n')
+      .replace(/(\n  session\(topicId: string, ev: SessionEvent, uri: string \| null\): SessionDetail \| null \{\n)/, '$1    if (topicId) return null;\n');
+    if ((patched.match(/if \(topicId\) return/g) ?? []).length !== 2) throw new Error('could not switch the history off in src/services/topicHistory.ts');
+    writeFileSync(file, patched);
+  } else if (rev) {
+    const tar = execFileSync('git', ['-C', root, 'archive', rev, 'src', 'web', 'scripts', 'package.json', 'tsconfig.json', 'tsconfig.build.json'], { maxBuffer: 1 << 28 });
     execFileSync('tar', ['-x', '-C', dir], { input: tar });
   } else {
     for (const f of ['src', 'web', 'package.json', 'tsconfig.json', 'tsconfig.build.json']) cpSync(join(root, f), join(dir, f), { recursive: true });
@@ -44,10 +55,13 @@ function buildBefore() {
   execFileSync(process.execPath, [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', join(dir, 'tsconfig.build.json')], { stdio: 'inherit' });
   // Bundled as `npm run build` bundles this checkout: tsc's output alone ran /exec ~10 % slower here,
   // which made the daemon with the inspector look faster than the one without.
-  mkdirSync(join(dir, 'scripts'), { recursive: true });
-  cpSync(join(root, 'scripts', 'bundle.mjs'), join(dir, 'scripts', 'bundle.mjs'));
+  // A revision is bundled by its own script (the bundles' entries differ between revisions).
+  if (!rev) {
+    mkdirSync(join(dir, 'scripts'), { recursive: true });
+    cpSync(join(root, 'scripts', 'bundle.mjs'), join(dir, 'scripts', 'bundle.mjs'));
+  }
   execFileSync(process.execPath, [join(dir, 'scripts', 'bundle.mjs')], { stdio: 'inherit' });
-  return { root: dir, label: `${rev ? `git ${rev}` : 'this source without inspectorFeature'}, built and bundled as npm run build does` };
+  return { root: dir, label: `${rev === 'no-history' ? 'this source with the per-topic history recording nothing' : rev ? `git ${rev}` : 'this source without inspectorFeature'}, built and bundled as npm run build does` };
 }
 
 function load(base) {
