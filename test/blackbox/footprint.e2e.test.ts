@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startDaemon, tempDir, type RunningDaemon } from '../helpers/daemon.js';
+import { writeLoadHooks } from '../helpers/loadHooks.js';
 
 /*
  * The daemon keeps its resident memory small (docs/architecture.md, "Resident memory"): the MCP
@@ -16,16 +17,7 @@ const loadLog = join(dir, 'loaded.txt');
 let d: RunningDaemon;
 
 function writePreload(): string {
-  const hooks = join(dir, 'hooks.mjs');
-  writeFileSync(hooks, [
-    "import { appendFileSync } from 'node:fs';",
-    'let log;',
-    'export async function initialize(data) { log = data.log; }',
-    'export async function load(url, context, next) {',
-    "  if (url.includes('/node_modules/') || url.includes('/dist/')) appendFileSync(log, url + '\\n');",
-    '  return next(url, context);',
-    '}',
-  ].join('\n'));
+  const hooks = writeLoadHooks(dir, loadLog, ['/node_modules/', '/dist/']);
   const preload = join(dir, 'preload.mjs');
   writeFileSync(preload, [
     "import { register, createRequire } from 'node:module';",

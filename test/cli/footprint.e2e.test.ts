@@ -3,6 +3,7 @@ import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startDaemon, tempDir, type RunningDaemon } from '../helpers/daemon.js';
+import { writeLoadHooks } from '../helpers/loadHooks.js';
 import { loom } from './support.js';
 
 /*
@@ -18,16 +19,7 @@ let preload: string;
 let d: RunningDaemon;
 
 function writePreload(): string {
-  const hooks = join(dir, 'hooks.mjs');
-  writeFileSync(hooks, [
-    "import { appendFileSync } from 'node:fs';",
-    'let log;',
-    'export async function initialize(data) { log = data.log; }',
-    'export async function load(url, context, next) {',
-    "  if (url.includes('/dist/')) appendFileSync(log, url + '\\n');",
-    '  return next(url, context);',
-    '}',
-  ].join('\n'));
+  const hooks = writeLoadHooks(dir, loadLog, ['/dist/']);
   const file = join(dir, 'preload.mjs');
   writeFileSync(file, [
     "import { register } from 'node:module';",
