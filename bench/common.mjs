@@ -1,6 +1,6 @@
 // Shared bench helpers: start the built daemon on a free port, machine description, result writing.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -18,13 +18,22 @@ export function freePort() {
 /** The Node flags Loom starts its daemon with (src/cli/daemonFlags.ts), as built. */
 export const { DAEMON_NODE_FLAGS } = await import(join(root, 'dist/cli/daemonFlags.js'));
 
+/** Data folders this bench made: removed when it exits (a bench restarts daemons on them until then). */
+const madeDirs = [];
+process.once('exit', () => { for (const d of madeDirs) rmSync(d, { recursive: true, force: true }); });
+function madeDataDir() {
+  const d = mkdtempSync(join(tmpdir(), 'loom-bench-'));
+  madeDirs.push(d);
+  return d;
+}
+
 /**
  * Start dist/cli/main.js daemon with a temp SVC_DATA_DIR (and extra Node flags, e.g. --cpu-prof);
  * resolves when ready. `opts.root` runs another checkout's build; `opts.dataDir` reuses a data folder.
  */
 export async function startDaemon(env = {}, nodeArgs = [], opts = {}) {
   const port = await freePort();
-  const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'loom-bench-'));
+  const dataDir = opts.dataDir ?? madeDataDir();
   const started = process.hrtime.bigint();
   // The Node flags `loom start` and `npm start` run the daemon with (src/cli/daemonFlags.ts): each build measured with its own.
   const flags = opts.root ? (await import(join(opts.root, 'dist/cli/daemonFlags.js'))).DAEMON_NODE_FLAGS : DAEMON_NODE_FLAGS;
