@@ -1,6 +1,7 @@
 import { closeSync, constants as C, fchmodSync, fstatSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { DaemonUnreachable, LoomClient } from '../client/index.js';
-import { stepLine, TraceFormatError, parseTraceLines, type Trace } from '../domain/trace.js';
+import { TraceFormatError, parseTraceLines, type Trace } from '../domain/trace.js';
+import { stepLine } from '../domain/traceLines.js';
 import { escapeControls, terminalJson } from '../domain/text.js';
 import { envRefs, mapIds, type Secret } from '../domain/traceText.js';
 import { DaemonStartError, startFreshDaemon, type FreshDaemon } from './daemon.js';

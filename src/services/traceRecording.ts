@@ -1,6 +1,7 @@
 import { TRACE_FILE_MAX_BYTES } from '../domain/limits.js';
 import type { EnvEntry } from '../domain/ports.js';
-import { StepLines, TRACE_FORMAT, type TraceHeader, type TraceStep } from '../domain/trace.js';
+import { TRACE_FORMAT, type TraceHeader, type TraceStep } from '../domain/trace.js';
+import { StepLines } from '../domain/traceLines.js';
 import { scrub, ScrubMemo, templateSet, type ScrubContext, type Secret } from '../domain/traceText.js';
 import type { IntakeEvent } from './inspection.js';
 import type { CommandEvent } from '../domain/ticket.js';

@@ -1,7 +1,7 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import { errorMessage } from '../domain/errors.js';
 import { TRACE_FLUSH_MS } from '../domain/limits.js';
-import type { LineParts } from '../domain/trace.js';
+import type { LineParts } from '../domain/traceLines.js';
 
 /** At most this many buffers per writev call (IOV_MAX is 1024 on Linux). */
 const WRITEV_MAX = 1024;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { parseTrace, stepLine, TraceFormatError } from '../../src/domain/trace.js';
+import { parseTrace, TraceFormatError } from '../../src/domain/trace.js';
+import { stepLine } from '../../src/domain/traceLines.js';
 import { envRefs, expandEnvRefs, expandPort, normalise, scrub, templateSet } from '../../src/domain/traceText.js';
 
 const header = '{"loom_trace":1,"created_at":"2026-01-01T00:00:00.000Z","loom_version":"0.1.0","protocol":"0.1","note":null}';

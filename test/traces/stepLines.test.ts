@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { StepLines, stepLine, type TraceStep } from '../../src/domain/trace.js';
+import type { TraceStep } from '../../src/domain/trace.js';
+import { StepLines, stepLine } from '../../src/domain/traceLines.js';
 import { scrub, ScrubMemo, type Secret } from '../../src/domain/traceText.js';
 
 /**
