@@ -7,6 +7,7 @@ import { adoptDataDir, closeServer, compose, listen } from './daemon.js';
 import { RegistryReadError } from './stores/jsonAdapter.js';
 import { SHUTDOWN_GRACE_MS } from './domain/limits.js';
 import { shortLine, type RequestLogEntry } from './domain/requestLog.js';
+import { tuneHeapAfterStart } from './effects/heapTuning.js';
 
 /** How `loom daemon` runs; the last two are hidden flags for `loom replay`'s private daemon. */
 export interface DaemonRunOptions {
@@ -87,6 +88,8 @@ export async function runDaemon(opts: DaemonRunOptions = {}): Promise<void> {
   process.on('SIGTERM', () => stop(0));
   if (opts.exitWithStdin) followParent(() => stop(0));
   process.stdout.write(`loom listening on http://127.0.0.1:${config.port}\n`);
+  // After the ready line: start-up has loaded and compiled what it needs (see heapTuning.ts).
+  tuneHeapAfterStart();
 }
 
 /**

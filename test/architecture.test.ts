@@ -30,7 +30,8 @@ const ALLOWED: Record<string, string[]> = {
   cli: ['domain', 'client', 'cli', 'replay', 'version.ts'],
   replay: ['domain', 'client', 'replay'],
   // Root files.
-  'main.ts': ['config.ts', 'daemon.ts', 'stores', 'domain'],
+  // The process entry of the daemon: it also tunes this process's heap once ready (effects/heapTuning.ts).
+  'main.ts': ['config.ts', 'daemon.ts', 'stores', 'domain', 'effects'],
   'daemon.ts': ['*'],
   'features.ts': ['features', 'http', 'domain', 'actors'],
   'config.ts': ['domain'],
