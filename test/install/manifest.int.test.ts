@@ -315,4 +315,21 @@ describe('files are streamed to disk, and progress is visible while they come (b
     expect(r.status).toBe(401);
     expect(await r.json()).toEqual({ error: 'Unknown agent: ghost' });
   });
+
+  it('when ?request_id is given more than once, then 400 naming it, on the list and on the stream', async () => {
+    for (const path of ['/installs', '/installs/stream']) {
+      for (const q of ['request_id=a&request_id=b', 'request_id=__proto__&request_id=constructor&request_id=']) {
+        const r = await fetch(`${b.t.base}${path}?${q}`, { headers: { 'X-Agent-Id': 'leo' } });
+        expect([path, q, r.status]).toEqual([path, q, 400]);
+        expect(await r.json()).toEqual({ error: 'Invalid request_id', message: 'give request_id once, as text' });
+      }
+    }
+    // Given once, it filters as before; `request_id[]` is a parameter of another name (Express's simple
+    // query parser), ignored like any unknown one.
+    const one = await fetch(`${b.t.base}/installs?request_id=none-such`, { headers: { 'X-Agent-Id': 'leo' } });
+    expect(await one.json()).toEqual({ agent_id: 'leo', installs: [] });
+    const all = await fetch(`${b.t.base}/installs`, { headers: { 'X-Agent-Id': 'leo' } });
+    const bracket = await fetch(`${b.t.base}/installs?request_id[]=none-such`, { headers: { 'X-Agent-Id': 'leo' } });
+    expect(await bracket.json()).toEqual(await all.json());
+  });
 });

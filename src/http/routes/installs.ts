@@ -3,6 +3,7 @@ import { LoomError } from '../../domain/errors.js';
 import type { AppContext } from '../context.js';
 import type { EventStreams } from '../../services/eventStreams.js';
 import { SseWriter } from '../sse.js';
+import { queryText } from '../query.js';
 import { headerRequired, unknownIdentity } from '../../domain/wire.js';
 import { identityHeader, route } from '../route.js';
 
@@ -32,7 +33,7 @@ function installsJson(app: Express, ctx: AppContext): void {
   route(app, '/installs', {
     GET: (req, res) => {
       const agentId = agentOf(req, ctx);
-      const want = typeof req.query.request_id === 'string' ? req.query.request_id : undefined;
+      const want = queryText(req.query.request_id, 'request_id');
       const installs = ctx.system.installs(agentId).filter((i) => want === undefined || i.request_id === want);
       res.json({ [ctx.wire.idField]: agentId, installs });
     },
@@ -58,7 +59,7 @@ function installStream(app: Express, ctx: AppContext, streams: EventStreams): vo
   route(app, '/installs/stream', {
     GET: (req, res) => {
       const agentId = agentOf(req, ctx);
-      const want = typeof req.query.request_id === 'string' ? req.query.request_id : undefined;
+      const want = queryText(req.query.request_id, 'request_id');
       if (streams.count(agentId) >= streams.maxPerAgent) throw new LoomError(429, `Too many install streams for ${ctx.wire.noun} ${agentId} (max ${streams.maxPerAgent})`);
       const sse = new SseWriter(res);
       sse.open();
