@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { median, percentile, root, startDaemon, writeResult } from './common.mjs';
+import { DAEMON_NODE_FLAGS, median, percentile, root, startDaemon, writeResult } from './common.mjs';
 import { summarise } from './profile.mjs';
 
 const ROUNDS = Number(process.env.BENCH_CLI_ROUNDS ?? 40);
@@ -35,7 +35,8 @@ const beforeName = process.env.BENCH_CLI_BEFORE_NAME ?? before;
 const paths = [
   { key: 'bare', label: '`node -e 0` (baseline)', args: ['-e', '0'] },
   { key: 'exec', label: '`loom --agent a main /help`', args: loom('--agent', 'a', 'main', '/help') },
-  { key: 'noflags', label: '`loom --agent a main /help` without the flags of bin/loom.js\'s line', args: [bin, '--agent', 'a', 'main', '/help'] },
+  // What a V8 flag on the command's line would cost (the daemon's flags, as bin/loom.js once carried).
+  { key: 'flags', label: '`loom --agent a main /help` with the daemon\'s Node flags on its line', args: [...DAEMON_NODE_FLAGS, bin, '--agent', 'a', 'main', '/help'] },
   { key: 'version', label: '`loom --version` (CLI and daemon versions: one request)', args: loom('--version') },
   { key: 'help', label: '`loom --help` (the command tree, no request)', args: loom('--help') },
   ...(before ? [{ key: 'before', label: `\`loom --agent a main /help\` of ${beforeName}`, args: [...shebangFlags, join(before, 'bin', 'loom.js'), '--agent', 'a', 'main', '/help'] }] : []),
@@ -96,8 +97,8 @@ const verdict = (ok) => (ok ? 'meets' : 'misses');
 const p50 = (key) => median(runs[key].map((x) => x.ms));
 const floor = `What stands between: the bare node:http client sending the same request (the floor of any CLI call
 that talks to the daemon: Node's HTTP modules, the connection, the daemon's answer) takes ${(p50('http') / bareMs).toFixed(2)}× a bare
-start; loom takes ${(p50('exec') - p50('http')).toFixed(1)} ms (wall p50) and ${(mean(runs.exec.map((x) => x.cpu)) - mean(runs.http.map((x) => x.cpu))).toFixed(0)} ms CPU more than that client, of which the flags of
-bin/loom.js's line account for ${(p50('exec') - p50('noflags')).toFixed(1)} ms wall and ${(mean(runs.exec.map((x) => x.cpu)) - mean(runs.noflags.map((x) => x.cpu))).toFixed(0)} ms CPU (docs/cli.md, "The shebang's flag").`;
+start; loom takes ${(p50('exec') - p50('http')).toFixed(1)} ms (wall p50) and ${(mean(runs.exec.map((x) => x.cpu)) - mean(runs.http.map((x) => x.cpu))).toFixed(0)} ms CPU more than that client. The daemon's Node
+flags on the command's line would add ${(p50('flags') - p50('exec')).toFixed(1)} ms wall and ${(mean(runs.flags.map((x) => x.cpu)) - mean(runs.exec.map((x) => x.cpu))).toFixed(0)} ms CPU (docs/cli.md, "No flag on the shebang").`;
 
 // Where the time goes: one profiled call of each (CPU profile; the profiler itself slows both a little).
 const profDir = mkdtempSync(join(tmpdir(), 'loom-cli-prof-'));
@@ -118,7 +119,7 @@ rmSync(d.dataDir, { recursive: true, force: true });
 
 writeResult('cli', 'CLI call against a bare Node start (issue 34)', `
 ${ROUNDS} rounds after ${WARMUP} warm-up rounds; each round runs every path once, starting at another path each
-round. Every loom child is started as \`node ${shebangFlags.join(' ')} bin/loom.js …\` (the flags of bin/loom.js's own line;
+round. Every loom child is started as \`node ${[...shebangFlags, "bin/loom.js"].join(" ")} …\` (the flags of bin/loom.js's own line;
 \`node -e 0\` without them) under \`/usr/bin/time\`, which gives its peak RSS and CPU time (10 ms resolution, so
 CPU is a mean); wall time is spawn to exit as the bench process sees it. One daemon (temp data folder, agent \`a\`).
 Load average (1 min) ${load0.toFixed(1)} at the start, ${load1.toFixed(1)} at the end, on 2 cores shared with other work.

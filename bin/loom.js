@@ -1,3 +1,3 @@
-#!/usr/bin/env -S node --max-semi-space-size=4
+#!/usr/bin/env node
 // The `loom` command: runs the built CLI (npm run build first).
 import '../dist/cli/main.js';

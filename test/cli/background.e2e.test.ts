@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
@@ -36,10 +37,29 @@ afterAll(async () => {
 });
 
 describe('the daemon\'s Node flags', () => {
-  it('when the daemon is started by npm start or by the loom command, then it gets the same flags as loom start', () => {
+  it('when the daemon is started by npm start, then it gets the same flags as loom start; the loom command\'s own line carries none', () => {
     const pkg = JSON.parse(readFileSync(join(process.cwd(), 'package.json'), 'utf8')) as { scripts: Record<string, string> };
     expect(pkg.scripts.start).toBe(`node ${DAEMON_NODE_FLAGS.join(' ')} dist/cli/main.js daemon`);
-    expect(readFileSync(join(process.cwd(), 'bin', 'loom.js'), 'utf8').split('\n')[0]).toBe(`#!/usr/bin/env -S node ${DAEMON_NODE_FLAGS.join(' ')}`);
+    // Any flag there makes every CLI call on Node 20 and 22 compile Node's own modules.
+    expect(readFileSync(join(process.cwd(), 'bin', 'loom.js'), 'utf8').split('\n')[0]).toBe('#!/usr/bin/env node');
+  });
+
+  const execve = typeof (process as { execve?: unknown }).execve === 'function';
+  it(`when \`loom daemon\` runs in the foreground through the loom command, then it ${execve ? 'becomes, under the same pid, a process with' : 'runs without (no process.execve below Node 22.15)'} the daemon's flags, and stops on SIGINT with 0`, async () => {
+    const port = await freePort();
+    const dataDir = tempDir();
+    const child = spawn(process.execPath, [join(process.cwd(), 'bin', 'loom.js'), '--port', String(port), 'daemon'], { env: { ...process.env, SVC_DATA_DIR: dataDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => { out += String(c); });
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    while (!out.includes('loom listening')) await new Promise((r) => setTimeout(r, 20));
+    const argv = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0');
+    expect(argv.slice(1, 1 + DAEMON_NODE_FLAGS.length)).toEqual(execve ? [...DAEMON_NODE_FLAGS] : [join(process.cwd(), 'bin', 'loom.js'), '--port', String(port)].slice(0, DAEMON_NODE_FLAGS.length));
+    expect(Number(readFileSync(join(dataDir, 'loom.pid'), 'utf8').trim().split(/\s/)[0])).toBe(child.pid);
+    expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(out).toBe(`loom listening on http://127.0.0.1:${port}\n`);
   });
 });
 
