@@ -22,11 +22,14 @@ interface ExecveProcess {
  * When this process lacks {@link DAEMON_NODE_FLAGS} (a foreground `loom daemon` run through the
  * `loom` command or a plain `node dist/cli/main.js daemon`), replace it with the same command plus the
  * flags: `process.execve` (Node >= 22.15) keeps the pid, the terminal and the open descriptors, so
- * signals and the pid file mean what they did. On a Node without it, or if the exec fails, the daemon
- * runs without the flags (they size memory only). Returns only in that case.
+ * signals and the pid file mean what they did. A flag the process already has by name, with any value
+ * (`node --max-semi-space-size=8 …`), is the user's choice and kept. On a Node without execve, or if
+ * the exec fails, the daemon runs without the flags (they size memory only). Returns only then.
  */
 export function withDaemonFlags(): void {
-  const missing = DAEMON_NODE_FLAGS.filter((f) => !process.execArgv.includes(f));
+  const name = (flag: string): string => flag.split('=')[0];
+  const given = new Set(process.execArgv.map(name));
+  const missing = DAEMON_NODE_FLAGS.filter((f) => !given.has(name(f)));
   const execve = (process as ExecveProcess).execve;
   if (missing.length === 0 || typeof execve !== 'function' || !process.argv[1]) return;
   try {

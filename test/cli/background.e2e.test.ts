@@ -54,12 +54,27 @@ describe('the daemon\'s Node flags', () => {
     const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
     while (!out.includes('loom listening')) await new Promise((r) => setTimeout(r, 20));
     const argv = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0');
-    expect(argv.slice(1, 1 + DAEMON_NODE_FLAGS.length)).toEqual(execve ? [...DAEMON_NODE_FLAGS] : [join(process.cwd(), 'bin', 'loom.js'), '--port', String(port)].slice(0, DAEMON_NODE_FLAGS.length));
+    const expected = [...(execve ? DAEMON_NODE_FLAGS : []), join(process.cwd(), 'bin', 'loom.js')];
+    expect(argv.slice(1, 1 + expected.length)).toEqual(expected);
     expect(Number(readFileSync(join(dataDir, 'loom.pid'), 'utf8').trim().split(/\s/)[0])).toBe(child.pid);
     expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
     child.kill('SIGINT');
     expect(await exited).toBe(0);
     expect(out).toBe(`loom listening on http://127.0.0.1:${port}\n`);
+  });
+
+  it('when the user runs `loom daemon` with a value of their own for a daemon flag, then that value is kept and nothing is added', async () => {
+    const port = await freePort();
+    const own = '--max-semi-space-size=8';
+    const child = spawn(process.execPath, [own, join(process.cwd(), 'bin', 'loom.js'), '--port', String(port), 'daemon'], { env: { ...process.env, SVC_DATA_DIR: tempDir() }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (c: Buffer) => { out += String(c); });
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    while (!out.includes('loom listening')) await new Promise((r) => setTimeout(r, 20));
+    const argv = readFileSync(`/proc/${child.pid}/cmdline`, 'utf8').split('\0');
+    expect(argv.slice(1, 3)).toEqual([own, join(process.cwd(), 'bin', 'loom.js')]);
+    child.kill('SIGINT');
+    expect(await exited).toBe(0);
   });
 });
 
