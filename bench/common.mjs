@@ -1,6 +1,6 @@
 // Shared bench helpers: start the built daemon on a free port, machine description, result writing.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -15,8 +15,15 @@ export function freePort() {
   });
 }
 
-/** The Node flags Loom starts its daemon with (src/cli/daemonFlags.ts), as built. */
-export const { DAEMON_NODE_FLAGS } = await import(join(root, 'dist/cli/daemonFlags.js'));
+/**
+ * The Node flags a build starts its daemon with: none now (the daemon sizes its heap at run time,
+ * src/effects/heapTuning.ts); an earlier build, run as BENCH_COMPARE_ROOT, listed them in
+ * dist/cli/daemonFlags.js, and is measured with them, as its `loom start` ran it.
+ */
+async function daemonFlagsOf(buildRoot) {
+  const file = join(buildRoot, 'dist/cli/daemonFlags.js');
+  return existsSync(file) ? (await import(file)).DAEMON_NODE_FLAGS : [];
+}
 
 /** Data folders this bench made: removed when it exits (a bench restarts daemons on them until then). */
 const madeDirs = [];
@@ -35,8 +42,8 @@ export async function startDaemon(env = {}, nodeArgs = [], opts = {}) {
   const port = await freePort();
   const dataDir = opts.dataDir ?? madeDataDir();
   const started = process.hrtime.bigint();
-  // The Node flags `loom start` and `npm start` run the daemon with (src/cli/daemonFlags.ts): each build measured with its own.
-  const flags = opts.root ? (await import(join(opts.root, 'dist/cli/daemonFlags.js'))).DAEMON_NODE_FLAGS : DAEMON_NODE_FLAGS;
+  // Each build measured with the Node flags its own `loom start` used.
+  const flags = opts.root ? await daemonFlagsOf(opts.root) : [];
   const proc = spawn(process.execPath, [...flags, ...nodeArgs, join(opts.root ?? root, 'dist/cli/main.js'), 'daemon'], {
     env: { ...process.env, SVC_PORT: String(port), SVC_DATA_DIR: dataDir, ...env }, stdio: ['ignore', 'pipe', 'inherit'],
   });

@@ -10,7 +10,7 @@
 import { spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
 import { loadavg } from 'node:os';
-import { DAEMON_NODE_FLAGS, cpuMs, median, rssMiB, startDaemon, writeResult } from './common.mjs';
+import { cpuMs, median, rssMiB, startDaemon, writeResult } from './common.mjs';
 
 const AGENTS = Number(process.env.BENCH_AGENTS ?? 1000);
 const TOPICS = 5;
@@ -84,13 +84,21 @@ const COLD = Number(process.env.BENCH_COLD ?? 7);
 const envs = { given: {}, ...(process.env.NODE_EXTRA_CA_CERTS ? { noCa: { NODE_EXTRA_CA_CERTS: undefined } } : {}) };
 const emptyDir = (await startDaemon({}, [], {}).then(async (d) => { await d.stop(); return d.dataDir; }));
 const fullDir = results.loom.at(-1).fullDir;
-const cold = Object.fromEntries(Object.keys(envs).map((e) => [e, { bare: [], bareCpu: [], empty: [], emptyCpu: [], full: [], fullCpu: [] }]));
+// The compare build's empty start joins the same samples, so the two builds' starts are a same-run pair.
+const compareRoot = builds.compare;
+const compareEmptyDir = compareRoot && (await startDaemon({}, [], { root: compareRoot }).then(async (d) => { await d.stop(); return d.dataDir; }));
+const cold = Object.fromEntries(Object.keys(envs).map((e) => [e, { bare: [], bareCpu: [], empty: [], emptyCpu: [], full: [], fullCpu: [], cmpEmpty: [], cmpEmptyCpu: [] }]));
 for (let i = 0; i < COLD; i++) {
   for (const [e, env] of Object.entries(envs)) {
     const b = await bareStart(env); cold[e].bare.push(b.ms); cold[e].bareCpu.push(b.cpu);
     for (const [k, dataDir] of [['empty', emptyDir], ['full', fullDir]]) {
       const d = await startDaemon(env, [], { dataDir });
       cold[e][k].push(d.readyMs); cold[e][`${k}Cpu`].push(d.readyCpuMs);
+      await d.stop();
+    }
+    if (compareRoot) {
+      const d = await startDaemon(env, [], { root: compareRoot, dataDir: compareEmptyDir });
+      cold[e].cmpEmpty.push(d.readyMs); cold[e].cmpEmptyCpu.push(d.readyCpuMs);
       await d.stop();
     }
   }
@@ -113,6 +121,9 @@ function summary() {
   if (results.compare) {
     const ratio = (f) => `${((100 * m('loom', f)) / m('compare', f)).toFixed(1)} %`;
     lines.push(`This build against the compare build, same rounds: RSS at ${AGENTS} × ${TOPICS} ${ratio('topics')}, after one /info each ${ratio('ran')}, CPU to ready (empty) ${ratio('cpuEmpty')}.`);
+    const cmpOverBare = median(c.cmpEmpty.map((x, i) => x - c.bare[i]));
+    lines.push(`Cold start, empty data folder, the ${COLD} interleaved samples above: the compare build minus bare node +${cmpOverBare.toFixed(0)} ms, this build +${overBare.toFixed(0)} ms`
+      + ` (per-sample difference, median: ${median(c.empty.map((x, i) => x - c.cmpEmpty[i])).toFixed(0)} ms); CPU to ready ${median(c.cmpEmptyCpu).toFixed(0)} against ${median(c.emptyCpu).toFixed(0)} ms.`);
   }
   return lines.join('\n');
 }
@@ -124,7 +135,7 @@ writeResult('scale', `Resident memory and cold start at ${AGENTS} agents × ${TO
 ${ROUNDS} rounds per build (builds alternating), medians. RSS (MiB) read from /proc 1.5 s after each step:
 idle (empty registry); after registering ${AGENTS} agents; after opening ${TOPICS} topics each with POST /sessions (no
 command run); after one \`/info\` in every topic; idle after a restart on the full registry. Cold start (ms): spawn of
-\`node ${DAEMON_NODE_FLAGS.join(' ')} dist/cli/main.js daemon\` (the flags of \`npm start\` and \`loom start\`) to its ready line, empty registry and ${AGENTS}-agent registry; the floor on this machine
+\`node dist/cli/main.js daemon\` (the line of \`npm start\` and \`loom start\`) to its ready line, empty registry and ${AGENTS}-agent registry; the floor on this machine
 in the same run, a bare \`node -e\` printing a line: **${median(bare.map((b) => b.ms)).toFixed(0)} ms** (median; ${bare.map((b) => b.ms.toFixed(0)).join(', ')}).
 CPU time (user + system, 10 ms ticks) the process spent up to its ready line, which a loaded machine disturbs far less
 than wall time: bare node ${median(bare.map((b) => b.cpu)).toFixed(0)} ms.

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WIRES } from '../domain/wire.js';
 import { CliFailure, client, cliPort, cliWire, dataDir, examples, globals, guard, print, type CliParts, type GlobalOpts } from './common.js';
-import { DAEMON_NODE_FLAGS } from './daemonFlags.js';
 
 /*
  * The pid and log files of `loom start`; a daemon of the user wire has its own (behaviour.md §11:
@@ -122,7 +121,7 @@ export async function start(opts: GlobalOpts): Promise<number> {
   const logStart = fstatSync(log).size;
   const main = fileURLToPath(new URL('./main.js', import.meta.url));
   const wire = cliWire(opts);
-  const child = spawn(process.execPath, [...DAEMON_NODE_FLAGS, main, 'daemon', '--port', String(port), ...(wire ? ['--wire', wire] : [])], { detached: true, stdio: ['ignore', log, log], env: process.env });
+  const child = spawn(process.execPath, [main, 'daemon', '--port', String(port), ...(wire ? ['--wire', wire] : [])], { detached: true, stdio: ['ignore', log, log], env: process.env });
   closeSync(log);
   child.unref();
   writeFileSync(pidFile(opts), `${child.pid}\n`, { mode: 0o600 });

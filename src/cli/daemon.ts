@@ -1,7 +1,6 @@
 import { Option } from 'commander';
 import { examples, globals, type CliParts } from './common.js';
 import { enableCompileCache } from './compileCache.js';
-import { withDaemonFlags } from './daemonFlags.js';
 
 /**
  * `loom daemon [--wire agent|user] [--quiet]` (behaviour.md §1.1): the daemon in the foreground. The
@@ -22,8 +21,6 @@ export function daemonCli({ program }: CliParts): void {
     .addOption(new Option('--remove-data-dir').hideHelp()), [
     'loom daemon', 'loom --port 4000 daemon --quiet', 'loom daemon --wire user', 'loom daemon --record session.jsonl', 'loom daemon --sandbox workspace',
   ]).action(async (o: { wire?: string; quiet?: boolean; record?: string; sandbox?: string; exitWithStdin?: boolean; removeDataDir?: boolean }) => {
-    // First of all: the daemon's Node flags can only be had by starting again with them.
-    withDaemonFlags();
     // Before the composition root loads, so its compiled code can come from the cache.
     enableCompileCache();
     const { runDaemon } = await import('../main.js');

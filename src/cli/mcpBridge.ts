@@ -11,7 +11,6 @@ import { TOOL_NAME, busyText, callTool, type ToolOutcome, type ToolRunner } from
 import { VERSION } from '../version.js';
 import { cliPort, dataDir, type GlobalOpts } from './common.js';
 import { CHANNEL_CAPABILITY, CHANNEL_METHOD, forwardEvents } from './mcpChannel.js';
-import { DAEMON_NODE_FLAGS } from './daemonFlags.js';
 
 /** How long `loom mcp` waits for a daemon it started (behaviour.md §10.4). */
 const DAEMON_START_MS = 10000;
@@ -75,7 +74,7 @@ export async function ensureDaemon(client: LoomClient, opts: GlobalOpts, waitMs 
   mkdirSync(dataDir(), { recursive: true, mode: 0o700 });
   const log = openSync(join(dataDir(), 'loom.log'), 'a', 0o600);
   const main = fileURLToPath(new URL('./main.js', import.meta.url));
-  const args = [...DAEMON_NODE_FLAGS, main, 'daemon', ...(opts.port ? ['--port', opts.port] : [])];
+  const args = [main, 'daemon', ...(opts.port ? ['--port', opts.port] : [])];
   const child = spawn(process.execPath, args, { detached: true, stdio: ['ignore', log, log], env: process.env });
   closeSync(log);
   child.unref();

@@ -6,7 +6,6 @@ import { fileURLToPath } from 'node:url';
 import { LAUNCHD_LABEL, SYSTEMD_UNIT, launchdPlist, systemdUnit, unsafeValue, type ServiceSpec } from '../domain/serviceUnit.js';
 import { WIRES } from '../domain/wire.js';
 import { CliFailure, client, cliPort, dataDir, examples, globals, guard, print, type CliParts, type GlobalOpts } from './common.js';
-import { DAEMON_NODE_FLAGS } from './daemonFlags.js';
 
 /** The service manager of this machine, with the program that drives it. */
 type Manager = { kind: 'systemd'; tool: string; file: string } | { kind: 'launchd'; tool: string; file: string };
@@ -66,7 +65,6 @@ function spec(opts: GlobalOpts): ServiceSpec {
   if (process.env.PATH) env.PATH = process.env.PATH;
   const s: ServiceSpec = {
     node: process.execPath,
-    nodeFlags: DAEMON_NODE_FLAGS,
     cli: fileURLToPath(new URL('./main.js', import.meta.url)),
     env,
     logFile: join(env.SVC_DATA_DIR, WIRES.agent.files.daemonLog),
@@ -111,7 +109,7 @@ async function install(opts: GlobalOpts): Promise<number> {
     : `started; it restarts when it fails and starts at login (${m.kind === 'systemd' ? `systemctl --user status ${SYSTEMD_UNIT}` : `launchctl print ${guiDomain()}/${LAUNCHD_LABEL}`})`;
   print(opts, { manager: m.kind, file: m.file, replaced, started: !busy, data_dir: s.env.SVC_DATA_DIR, port: Number(port) },
     `${replaced ? 'Replaced' : 'Installed'} the ${m.kind === 'systemd' ? 'systemd user unit' : 'launchd agent'} ${m.file}\n` +
-    `  runs: ${[s.node, ...s.nodeFlags, s.cli, 'daemon', '--quiet'].join(' ')}\n  data: ${s.env.SVC_DATA_DIR} · port ${port}\n  ${started}`);
+    `  runs: ${[s.node, s.cli, 'daemon', '--quiet'].join(' ')}\n  data: ${s.env.SVC_DATA_DIR} · port ${port}\n  ${started}`);
   return 0;
 }
 

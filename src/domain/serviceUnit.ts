@@ -1,8 +1,7 @@
-/** What a service definition runs: `node [flags] <cli> daemon --quiet` with the captured environment. */
+/** What a service definition runs: `node <cli> daemon --quiet` with the captured environment. */
 export interface ServiceSpec {
   /** Absolute path of the Node binary that installed the service. */
   node: string;
-  nodeFlags: readonly string[];
   /** Absolute path of the CLI entry (dist/cli/main.js). */
   cli: string;
   /** Variables captured at install time: SVC_DATA_DIR and SVC_PORT always, other SVC_* when set. */
@@ -17,7 +16,7 @@ export const LAUNCHD_LABEL = 'dev.loom.daemon';
 
 /** A value the unit formats cannot carry safely (a line break would start a new directive), described; null when all are safe. Check before rendering. */
 export function unsafeValue(spec: ServiceSpec): string | null {
-  const values = [...Object.entries(spec.env).flat(), spec.node, ...spec.nodeFlags, spec.cli, spec.logFile];
+  const values = [...Object.entries(spec.env).flat(), spec.node, spec.cli, spec.logFile];
   const bad = values.find((v) => /[\u0000-\u001f\u007f]/.test(v));
   return bad === undefined ? null : `${JSON.stringify(bad)} contains a control character`;
 }
@@ -36,7 +35,7 @@ function systemdWord(s: string, dollar: boolean): string {
  * it fails, not when `loom stop` ends it cleanly; started with the user's session.
  */
 export function systemdUnit(spec: ServiceSpec): string {
-  const exec = [spec.node, ...spec.nodeFlags, spec.cli, 'daemon', '--quiet'].map((w) => systemdWord(w, true)).join(' ');
+  const exec = [spec.node, spec.cli, 'daemon', '--quiet'].map((w) => systemdWord(w, true)).join(' ');
   const env = Object.entries(spec.env).map(([k, v]) => `Environment=${systemdWord(`${k}=${v}`, false)}`);
   return [
     '[Unit]',
@@ -62,7 +61,7 @@ const xml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replac
  * when it exits unsuccessfully (KeepAlive SuccessfulExit=false), output to the daemon log.
  */
 export function launchdPlist(spec: ServiceSpec): string {
-  const args = [spec.node, ...spec.nodeFlags, spec.cli, 'daemon', '--quiet'].map((a) => `    <string>${xml(a)}</string>`);
+  const args = [spec.node, spec.cli, 'daemon', '--quiet'].map((a) => `    <string>${xml(a)}</string>`);
   const env = Object.entries(spec.env).flatMap(([k, v]) => [`    <key>${xml(k)}</key>`, `    <string>${xml(v)}</string>`]);
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',

@@ -1,5 +1,6 @@
 import module from 'node:module';
-import { setFlagsFromString } from 'node:v8';
+import { PerformanceObserver } from 'node:perf_hooks';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 
 /**
  * V8 flags the daemon sets on itself once it is ready, rather than on its command line, for the Node
@@ -21,27 +22,70 @@ export const runtimeV8Flags = (nodeMajor: number): readonly string[] => (nodeMaj
 /** {@link runtimeV8Flags} of the Node running this process. */
 export const DAEMON_RUNTIME_V8_FLAGS: readonly string[] = runtimeV8Flags(Number(process.versions.node.split('.')[0]));
 
+/**
+ * The size V8's young generation is held at: two semi-spaces of 4 MiB. What survives the daemon's
+ * requests is small, so a young generation of this size collects it as well as a larger one (more but
+ * shorter scavenges), while V8 on its own grows it to 32 MiB (Node 20) or more (Node 22 and 24 size
+ * it from the machine's memory) under a burst and keeps it grown and resident while idle.
+ */
+export const YOUNG_GENERATION_BYTES = 8 * 1024 * 1024;
+
+/** V8's own `--semi-space-growth-factor`: each growth of the young generation doubles it. */
+const V8_GROWTH_FACTOR = 2;
+
+/** Bytes V8 has reserved for the young generation now (both semi-spaces). */
+export const youngGenerationBytes = (): number => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0;
+
+/**
+ * Hold V8's young generation at about `bytes` from now on: after each collection, once it has grown to
+ * `bytes` V8 may not grow it further (`--semi-space-growth-factor=1`); when V8 has shrunk it (it does
+ * so when the daemon idles) it may grow again, with V8's own factor, up to the same size.
+ *
+ * Why not `--max-semi-space-size` on the command line, which caps it outright: any flag there makes
+ * Node 20 and 22 compile Node's own modules at every start, and every way of starting the daemon
+ * would have to pass it. V8 reads the growth factor each time it grows the young generation, so
+ * setting it at run time works; the collection that grows it runs before this hears of it, so the
+ * size can pass `bytes` by one growth step until V8 next shrinks it. Returns a function that stops.
+ */
+export function holdYoungGeneration(bytes: number = YOUNG_GENERATION_BYTES): () => void {
+  let holding = false;
+  const check = (): void => {
+    const hold = youngGenerationBytes() >= bytes;
+    if (hold === holding) return;
+    holding = hold;
+    setFlagsFromString(`--semi-space-growth-factor=${hold ? 1 : V8_GROWTH_FACTOR}`);
+  };
+  const observer = new PerformanceObserver(check);
+  observer.observe({ entryTypes: ['gc'] });
+  check();
+  return () => {
+    observer.disconnect();
+    if (holding) setFlagsFromString(`--semi-space-growth-factor=${V8_GROWTH_FACTOR}`);
+  };
+}
+
 interface CompileCacheApi {
   getCompileCacheDir?: () => string | undefined;
   flushCompileCache?: () => void;
 }
 
 /**
- * Set {@link DAEMON_RUNTIME_V8_FLAGS} in this process; call it once start-up has loaded its modules.
+ * Tune this process's heap; call it once start-up has loaded its modules: set
+ * {@link DAEMON_RUNTIME_V8_FLAGS} and hold the young generation ({@link holdYoungGeneration}).
  *
  * Changing a flag changes the hash V8 stamps on compiled code, so the compile cache (Node >= 22.1)
  * is written out first, with the hash the next start will compare it against; without that, a cache
  * written at exit would be refused at every later start. When a cache is on and this Node cannot
- * write it early, the flags are left unset: a warm start is worth more than the memory. Returns
- * whether any flag was set.
+ * write it early, the heap is left as V8 sizes it: a warm start is worth more than the memory.
+ * Returns whether it tuned the heap.
  */
 export function tuneHeapAfterStart(): boolean {
-  if (DAEMON_RUNTIME_V8_FLAGS.length === 0) return false;
   const cache = module as CompileCacheApi;
   if (cache.getCompileCacheDir?.()) {
     if (typeof cache.flushCompileCache !== 'function') return false;
     cache.flushCompileCache();
   }
   for (const flag of DAEMON_RUNTIME_V8_FLAGS) setFlagsFromString(flag);
+  holdYoungGeneration();
   return true;
 }

@@ -34,7 +34,7 @@ describe('loom service (systemd user unit)', () => {
   it('install writes the unit (absolute node and CLI, data dir and port of this environment, Restart=on-failure), reloads, enables and starts it', async () => {
     const r = await runCli(['service', 'install'], env);
     expect(r).toMatchObject({ code: 0, stderr: '' });
-    expect(r.stdout).toBe(`Installed the systemd user unit ${unitFile}\n  runs: ${process.execPath} --max-semi-space-size=4 ${CLI} daemon --quiet\n  data: ${data} · port ${port}\n  started; it restarts when it fails and starts at login (systemctl --user status loom.service)\n`);
+    expect(r.stdout).toBe(`Installed the systemd user unit ${unitFile}\n  runs: ${process.execPath} ${CLI} daemon --quiet\n  data: ${data} · port ${port}\n  started; it restarts when it fails and starts at login (systemctl --user status loom.service)\n`);
     const unit = readFileSync(unitFile, 'utf8');
     expect(unit).toBe([
       '[Unit]',
@@ -42,7 +42,7 @@ describe('loom service (systemd user unit)', () => {
       '',
       '[Service]',
       'Type=simple',
-      `ExecStart=${[process.execPath, '--max-semi-space-size=4', CLI, 'daemon', '--quiet'].map(q).join(' ').replace(/\$/g, '$$$$')}`,
+      `ExecStart=${[process.execPath, CLI, 'daemon', '--quiet'].map(q).join(' ').replace(/\$/g, '$$$$')}`,
       `Environment=${q(`SVC_DATA_DIR=${data}`)}`,
       `Environment=${q(`SVC_PORT=${port}`)}`,
       `Environment=${q(`PATH=${process.env.PATH}`)}`,
@@ -117,7 +117,7 @@ describe('loom service (systemd user unit)', () => {
 });
 
 describe('service definitions (src/domain/serviceUnit.ts)', () => {
-  const spec: ServiceSpec = { node: '/opt/node 20/bin/node', nodeFlags: [], cli: '/home/a/loom/dist/cli/main.js', env: { SVC_DATA_DIR: '/home/a/50% "x" $y', SVC_PORT: '3923' }, logFile: '/home/a/.loom/loom.log' };
+  const spec: ServiceSpec = { node: '/opt/node 20/bin/node', cli: '/home/a/loom/dist/cli/main.js', env: { SVC_DATA_DIR: '/home/a/50% "x" $y', SVC_PORT: '3923' }, logFile: '/home/a/.loom/loom.log' };
 
   it('systemd: every word quoted, % doubled everywhere, $ doubled in ExecStart only', () => {
     const unit = systemdUnit({ ...spec, cli: '/home/$USER/main.js' });
