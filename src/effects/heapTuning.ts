@@ -37,31 +37,26 @@ const V8_GROWTH_FACTOR = 2;
 export const youngGenerationBytes = (): number => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? 0;
 
 /**
- * Hold V8's young generation at about `bytes` from now on: after each collection, once it has grown to
- * `bytes` V8 may not grow it further (`--semi-space-growth-factor=1`); when V8 has shrunk it (it does
+ * Hold V8's young generation at about {@link YOUNG_GENERATION_BYTES} from now on: after each
+ * collection, once it has grown to that size V8 may not grow it further (`--semi-space-growth-factor=1`); when V8 has shrunk it (it does
  * so when the daemon idles) it may grow again, with V8's own factor, up to the same size.
  *
  * Why not `--max-semi-space-size` on the command line, which caps it outright: any flag there makes
  * Node 20 and 22 compile Node's own modules at every start, and every way of starting the daemon
  * would have to pass it. V8 reads the growth factor each time it grows the young generation, so
  * setting it at run time works; the collection that grows it runs before this hears of it, so the
- * size can pass `bytes` by one growth step until V8 next shrinks it. Returns a function that stops.
+ * size can pass the held size by one growth step until V8 next shrinks it.
  */
-export function holdYoungGeneration(bytes: number = YOUNG_GENERATION_BYTES): () => void {
+function holdYoungGeneration(): void {
   let holding = false;
   const check = (): void => {
-    const hold = youngGenerationBytes() >= bytes;
+    const hold = youngGenerationBytes() >= YOUNG_GENERATION_BYTES;
     if (hold === holding) return;
     holding = hold;
     setFlagsFromString(`--semi-space-growth-factor=${hold ? 1 : V8_GROWTH_FACTOR}`);
   };
-  const observer = new PerformanceObserver(check);
-  observer.observe({ entryTypes: ['gc'] });
+  new PerformanceObserver(check).observe({ entryTypes: ['gc'] });
   check();
-  return () => {
-    observer.disconnect();
-    if (holding) setFlagsFromString(`--semi-space-growth-factor=${V8_GROWTH_FACTOR}`);
-  };
 }
 
 interface CompileCacheApi {

@@ -30,10 +30,10 @@ const workload = (tune: boolean): string => `
 
 // Many small allocations, a share of which survive a while, with a turn of the event loop between
 // batches as between requests: V8 grows the young generation step by step, and the observer that
-// holds it hears of each collection in the next turn.
-const youngWorkload = (hold: boolean): string => `
-  const { holdYoungGeneration, youngGenerationBytes } = await import(${JSON.stringify(built)});
-  const stop = ${hold} ? holdYoungGeneration() : () => {};
+// holds it hears of each collection in the next turn. Tuned through the daemon's own call.
+const youngWorkload = (tune: boolean): string => `
+  const { tuneHeapAfterStart, youngGenerationBytes } = await import(${JSON.stringify(built)});
+  if (${tune} && !tuneHeapAfterStart()) throw new Error('not tuned');
   let keep = [];
   let peak = 0;
   for (let r = 0; r < 400; r++) {
@@ -42,7 +42,6 @@ const youngWorkload = (hold: boolean): string => `
     await new Promise((res) => setImmediate(res));
     peak = Math.max(peak, youngGenerationBytes());
   }
-  stop();
   console.log(JSON.stringify({ peak, kept: keep.length }));
 `;
 
