@@ -33,16 +33,18 @@
 // (common.ts, the client) are bundled twice, once here and once in full.js; both copies hold no state.
 import { build } from 'esbuild';
 import { readdirSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, 'dist', 'cli');
 const CHUNK_PREFIX = 'bundle-';
+const requireHere = createRequire(import.meta.url);
 
 // Chunk names carry a content hash: remove the previous build's so they do not pile up. tsc's map of
 // main.js would describe the file this build replaces.
-for (const f of readdirSync(out)) if (f.startsWith(CHUNK_PREFIX) || f === 'main.js.map' || f === 'full.js.map') rmSync(join(out, f));
+for (const f of readdirSync(out)) if (f.startsWith(CHUNK_PREFIX) || f === 'main.js.map' || f === 'full.js.map' || f.startsWith('lazy-')) rmSync(join(out, f));
 
 /**
  * `import … from 'node:http'` is bundled as `require('node:http')`. On Node 22 and 24 an ES import of
@@ -72,6 +74,48 @@ const builtinsAsCommonJs = {
   },
 };
 
+/**
+ * Packages the daemon needs only when a request does, not to reach its ready line: the MIME table
+ * (mime-types and mime-db's 150 KiB of data, which Express's modules require at load and index at
+ * once, but call only to name a response's type) and the CommonMark parser (micromark and its
+ * entity tables, for the first document opened). Each is bundled into a CommonJS file of its own
+ * beside the bundle (dist/cli/lazy-<name>.cjs), and every import of the package in the bundle gets a
+ * stand-in whose exports are getters that require that file at first use: a start neither parses
+ * nor runs them. Safe because every importer reads the exports when it calls them
+ * (`mime.lookup(…)`, `fromMarkdown(…)`), never at load.
+ */
+const LAZY_PACKAGES = [
+  { name: 'mime-types', file: 'lazy-mime-types.cjs' },
+  { name: 'mdast-util-from-markdown', file: 'lazy-markdown.cjs' },
+];
+
+async function buildLazyPackages() {
+  for (const p of LAZY_PACKAGES) {
+    await build({
+      stdin: { contents: `module.exports = require(${JSON.stringify(p.name)});`, resolveDir: root, loader: 'js' },
+      outfile: join(out, p.file), bundle: true, format: 'cjs', platform: 'node', target: 'node20', minifyWhitespace: true, logLevel: 'warning',
+    });
+  }
+}
+
+const lazyPackages = {
+  name: 'lazy-packages',
+  setup(b) {
+    const byName = new Map(LAZY_PACKAGES.map((p) => [p.name, p]));
+    b.onResolve({ filter: /^[a-z@][^/]*$/ }, (a) => (byName.has(a.path) && a.namespace !== 'lazy-package' ? { path: a.path, namespace: 'lazy-package' } : undefined));
+    b.onResolve({ filter: /^\.\/lazy-.*\.cjs$/, namespace: 'lazy-package' }, (a) => ({ path: a.path, external: true }));
+    b.onLoad({ filter: /.*/, namespace: 'lazy-package' }, (a) => {
+      const p = byName.get(a.path);
+      const names = Object.keys(requireHere(join(out, p.file))).filter((k) => k !== 'default');
+      const getters = names.map((k) => `${JSON.stringify(k)}: { enumerable: true, get: () => load()[${JSON.stringify(k)}] }`).join(',\n');
+      return {
+        contents: `let real;\nconst load = () => (real ??= require(${JSON.stringify('./' + p.file)}));\nObject.defineProperties(module.exports, {\n${getters}\n});\n`,
+        loader: 'js',
+      };
+    });
+  },
+};
+
 /** The entry's import of the command tree stays an import of the file beside it. */
 const fullStaysOutside = {
   name: 'full-stays-outside',
@@ -95,5 +139,6 @@ const common = {
   logLevel: 'warning',
 };
 
-await build({ ...common, entryPoints: [join(out, 'full.js')], splitting: true, chunkNames: `${CHUNK_PREFIX}[name]-[hash]`, plugins: [httpAsCommonJs] });
+await buildLazyPackages();
+await build({ ...common, entryPoints: [join(out, 'full.js')], splitting: true, chunkNames: `${CHUNK_PREFIX}[name]-[hash]`, plugins: [httpAsCommonJs, lazyPackages] });
 await build({ ...common, entryPoints: [join(out, 'main.js')], plugins: [builtinsAsCommonJs, fullStaysOutside] });

@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { STATUS_CODES } from 'node:http';
 import { LoomError, errorMessage } from '../domain/errors.js';
 import { CORS_HEADERS } from './guard.js';
+import { sendJson } from './jsonAnswer.js';
 
 /** A rendered error: status, extra headers and the JSON body of spec §4 (`{error, message?, reason?}`). */
 export interface ErrorAnswer {
@@ -34,12 +35,8 @@ export function renderError(req: IncomingMessage, res: ServerResponse, err: unkn
     return;
   }
   const a = errorAnswer(err);
-  const text = JSON.stringify(a.body);
-  res.statusCode = a.status;
   for (const [k, v] of Object.entries(a.headers)) res.setHeader(k, v);
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(text));
-  res.end(req.method === 'HEAD' ? undefined : text);
+  sendJson(req, res, a.status, a.body);
 }
 
 /**

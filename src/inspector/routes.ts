@@ -4,6 +4,7 @@ import { LoomError } from '../domain/errors.js';
 import type { AppContext } from '../http/context.js';
 import { route } from '../http/route.js';
 import type { Asset } from './assets.js';
+import { sendJson } from '../http/jsonAnswer.js';
 
 /**
  * The page may load only its own files and talk only to its own daemon: no CDN, no other origin
@@ -26,8 +27,8 @@ function sendAsset(res: Response, a: Asset): void {
 export function inspectorRoutes(inspection: Inspection, files: () => { page: Asset; assets: Map<string, Asset> }) {
   return (app: Express, _ctx: AppContext): void => {
     route(app, '/inspect', { GET: (_req, res) => sendAsset(res, files().page) });
-    route(app, '/inspect/state', { GET: (_req, res) => { res.json(inspection.state()); } });
-    route(app, '/inspect/machines', { GET: (_req, res) => { res.json(inspection.machines()); } });
+    route(app, '/inspect/state', { GET: (req, res) => { sendJson(req, res, 200, inspection.state()); } });
+    route(app, '/inspect/machines', { GET: (req, res) => { sendJson(req, res, 200, inspection.machines()); } });
     route(app, '/inspect/assets/{*name}', {
       GET: (req, res) => {
         const name = req.path.slice('/inspect/assets/'.length);

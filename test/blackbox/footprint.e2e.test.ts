@@ -28,7 +28,7 @@ function writePreload(): string {
     "const load0 = Module._load;",
     // Node's own modules, on request (SIGUSR2): the test asks after the daemon has worked a while.
     `process.on('SIGUSR2', () => __append(${JSON.stringify(loadLog)}, process.moduleLoadList.filter((m) => m.includes('undici')).map((m) => 'builtin:' + m + '\\n').join('') + 'builtins-listed\\n'));`,
-    `Module._load = function (request, parent, isMain) { const m = load0.apply(this, arguments); try { const f = Module._resolveFilename(request, parent, isMain); if (f.includes('/node_modules/') || f.endsWith('.node')) __append(${JSON.stringify(loadLog)}, 'cjs:' + f + '\\n'); } catch {} return m; };`,
+    `Module._load = function (request, parent, isMain) { const m = load0.apply(this, arguments); try { const f = Module._resolveFilename(request, parent, isMain); if (f.includes('/node_modules/') || f.endsWith('.node') || f.includes('/dist/cli/lazy-')) __append(${JSON.stringify(loadLog)}, 'cjs:' + f + '\\n'); } catch {} return m; };`,
     `register(${JSON.stringify(pathToFileURL(hooks).href)}, { data: { log: ${JSON.stringify(loadLog)} } });`,
   ].join('\n'));
   return preload;
@@ -50,6 +50,15 @@ beforeAll(async () => {
 afterAll(async () => { await d?.kill(); });
 
 describe('daemon footprint (modules loaded on first use)', () => {
+  it('when an agent is registered and /help has run, then the CommonMark parser and the MIME table are not loaded; the first /open loads the parser', async () => {
+    expect(await exec('/help')).toContain('event: done');
+    expect(loaded()).toMatch(/\/dist\/cli\/main\.js/);
+    expect(loaded()).not.toMatch(/lazy-markdown\.cjs/);
+    expect(loaded()).not.toMatch(/lazy-mime-types\.cjs/);
+    expect(await exec('/open ~/doc.md')).toContain('Opened');
+    expect(loaded()).toMatch(/cjs:.*\/dist\/cli\/lazy-markdown\.cjs/);
+  });
+
   it('when commands, documents and CLI actions have run, then the MCP SDK, zod and turndown are not loaded', async () => {
     expect(await exec('/help')).toContain('event: done');
     expect(await exec('/open ~/doc.md')).toContain('Opened');

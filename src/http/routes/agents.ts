@@ -5,6 +5,7 @@ import type { AppContext } from '../context.js';
 import { readJsonObject } from '../body.js';
 import { queryFlag } from '../query.js';
 import { route } from '../route.js';
+import { sendJson } from '../jsonAnswer.js';
 
 /**
  * The identity resource (spec §4.3; behaviour.md §9.5): GET/POST /agents, DELETE /agents/{id} — or
@@ -15,15 +16,15 @@ import { route } from '../route.js';
 export function mountAgents(app: Express, ctx: AppContext): void {
   const { wire } = ctx;
   route(app, wire.resource, {
-    GET: (_req, res) => {
+    GET: (req, res) => {
       const agents = ctx.system.listAgents() satisfies AgentSummary[];
       // The legacy user wire keeps its 0.1-era list shape exactly; the sandbox mode is an agent-wire field (behaviour.md §15).
-      res.json({ [wire.listField]: wire.name === 'user' ? agents.map(({ sandbox: _mode, ...rest }) => rest) : agents });
+      sendJson(req, res, 200, { [wire.listField]: wire.name === 'user' ? agents.map(({ sandbox: _mode, ...rest }) => rest) : agents });
     },
     POST: async (req, res) => {
       const input = parseRegistration(wire, await readJsonObject(req));
       const r = await ctx.system.registerAgent(input);
-      res.json({ [wire.idField]: r.id, home: r.home, created: r.created, ...r.extra });
+      sendJson(req, res, 200, { [wire.idField]: r.id, home: r.home, created: r.created, ...r.extra });
     },
   });
   route(app, `${wire.resource}/:id`, {
@@ -34,7 +35,7 @@ export function mountAgents(app: Express, ctx: AppContext): void {
       const body: Record<string, unknown> = { [wire.idField]: r.id, deleted: r.deleted };
       for (const k of wire.deleteCounts) body[k] = r.counts[k] ?? 0;
       if (r.purgedHome !== undefined) body.purged_home = r.purgedHome;
-      res.json(body);
+      sendJson(req, res, 200, body);
     },
   });
 }

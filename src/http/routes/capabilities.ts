@@ -6,6 +6,7 @@ import { isAgentId } from '../../domain/ids.js';
 import type { AppContext } from '../context.js';
 import { readJsonObject } from '../body.js';
 import { agentHeader, route } from '../route.js';
+import { sendJson } from '../jsonAnswer.js';
 
 const mismatch = () => new LoomError(403, 'X-Agent-Id does not match agent_id');
 
@@ -31,13 +32,13 @@ export function mountCapabilities(service: CapabilityService) {
         const header = agentHeader(req);
         if (header !== undefined && header !== id) throw mismatch();
         const spec = parseCapabilitySpec(body);
-        res.status(201).json(await service.mint(id, spec));
+        sendJson(req, res, 201, await service.mint(id, spec));
       },
       GET: (req, res) => {
         const header = agentHeader(req);
         const query = queryAgent(req);
         if (header !== undefined && query !== undefined && query !== header) throw mismatch();
-        res.json({ capabilities: service.list(query ?? header) });
+        sendJson(req, res, 200, { capabilities: service.list(query ?? header) });
       },
     });
     route(app, '/capabilities/:token_id', {
@@ -46,7 +47,7 @@ export function mountCapabilities(service: CapabilityService) {
         const header = agentHeader(req);
         const owner = service.owner(tokenId);
         if (header !== undefined && owner !== undefined && owner !== header) throw mismatch();
-        res.json({ token_id: tokenId, revoked: await service.revoke(tokenId) });
+        sendJson(req, res, 200, { token_id: tokenId, revoked: await service.revoke(tokenId) });
       },
     });
   };

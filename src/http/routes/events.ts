@@ -5,6 +5,7 @@ import type { EventRecord } from '../../domain/events.js';
 import { readJsonObject } from '../body.js';
 import type { AppContext } from '../context.js';
 import { route } from '../route.js';
+import { sendJson } from '../jsonAnswer.js';
 
 /** The six spec fields of an event (spec §2 Event), whatever else the store keeps. */
 export function eventJson(e: EventRecord): EventRecord {
@@ -45,7 +46,7 @@ export function eventsJsonRoutes(events: EventsService) {
         const id = agentOf(req);
         const all = req.query.all === '1' || req.query.all === 'true';
         const l = events.list(id, { all, limit: Number.MAX_SAFE_INTEGER });
-        res.json({ agent_id: id, pending: l.pending, acked: l.acked, events: l.rows.map(eventJson) });
+        sendJson(req, res, 200, { agent_id: id, pending: l.pending, acked: l.acked, events: l.rows.map(eventJson) });
       },
     });
     route(app, '/agents/:id/events/ack', {
@@ -53,7 +54,7 @@ export function eventsJsonRoutes(events: EventsService) {
         const id = agentOf(req);
         const r = await events.ack(id, ackTarget(await readJsonObject(req)));
         if (!r.ok) throw new LoomError(404, `Event not found: ${r.unknown}`);
-        res.json({ agent_id: id, acked: r.acked });
+        sendJson(req, res, 200, { agent_id: id, acked: r.acked });
       },
     });
     route(app, '/agents/:id/events/:event_id', {
@@ -61,7 +62,7 @@ export function eventsJsonRoutes(events: EventsService) {
         const id = agentOf(req);
         const e = events.get(id, String(req.params.event_id));
         if (!e) throw new LoomError(404, `Event not found: ${String(req.params.event_id)}`);
-        res.json(eventJson(e));
+        sendJson(req, res, 200, eventJson(e));
       },
     });
   };

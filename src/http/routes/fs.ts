@@ -9,6 +9,7 @@ import { drain } from '../body.js';
 import type { FastRoute } from '../context.js';
 import { pump, sendFile } from '../fsTransfer.js';
 import { renderError } from '../errors.js';
+import { sendJson } from '../jsonAnswer.js';
 
 /** What the /fs route needs from the running system: the access checks' needs and the file operations. */
 export interface FsRouteDeps extends FsAccessDeps {
@@ -43,15 +44,6 @@ export function presentedSecret(req: IncomingMessage, query: string): string {
   return new URLSearchParams(query).get('cap') ?? '';
 }
 
-/** JSON answer (no body for HEAD, as for every HEAD on /fs). */
-function json(req: IncomingMessage, res: ServerResponse, status: number, body: unknown): void {
-  const text = JSON.stringify(body);
-  res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(text));
-  res.end(req.method === 'HEAD' ? undefined : text);
-}
-
 /** The operation of one verified request (behaviour.md §9.6 step 7). */
 async function operate(req: IncomingMessage, res: ServerResponse, target: { ops: FsOperations; home: string; segments: string[] }, grant: Grant): Promise<void> {
   const { ops, home, segments } = target;
@@ -76,7 +68,7 @@ async function operate(req: IncomingMessage, res: ServerResponse, target: { ops:
     case 'DELETE': {
       const existed = await ops.deleteFile(home, segments);
       await grant.succeed();
-      json(req, res, 200, { ok: true, path, existed });
+      sendJson(req, res, 200, { ok: true, path, existed });
       return;
     }
     default: {
@@ -86,7 +78,7 @@ async function operate(req: IncomingMessage, res: ServerResponse, target: { ops:
       }
       const r = await ops.putFile(home, segments, (sink) => pump(req, sink, tooLarge));
       await grant.succeed();
-      json(req, res, r.created ? 201 : 200, { ok: true, path, size: r.size, created: r.created });
+      sendJson(req, res, r.created ? 201 : 200, { ok: true, path, size: r.size, created: r.created });
     }
   }
 }

@@ -6,6 +6,7 @@ import { SseWriter } from '../sse.js';
 import { queryText } from '../query.js';
 import { headerRequired, unknownIdentity } from '../../domain/wire.js';
 import { identityHeader, route } from '../route.js';
+import { sendJson } from '../jsonAnswer.js';
 
 /** The agent named by `X-Agent-Id` (`X-User-Id` on the user wire): 400 without it, 401 when it is not registered (as /exec). */
 function agentOf(req: Request, ctx: AppContext): string {
@@ -35,14 +36,14 @@ function installsJson(app: Express, ctx: AppContext): void {
       const agentId = agentOf(req, ctx);
       const want = queryText(req.query.request_id, 'request_id');
       const installs = ctx.system.installs(agentId).filter((i) => want === undefined || i.request_id === want);
-      res.json({ [ctx.wire.idField]: agentId, installs });
+      sendJson(req, res, 200, { [ctx.wire.idField]: agentId, installs });
     },
   });
   route(app, '/packages', {
     GET: (req, res) => {
       const agentId = agentOf(req, ctx);
       const packages = ctx.system.packages(agentId).map(({ installId: _id, ...rest }) => rest);
-      res.json({ [ctx.wire.idField]: agentId, packages });
+      sendJson(req, res, 200, { [ctx.wire.idField]: agentId, packages });
     },
   });
 }

@@ -3,14 +3,15 @@ import { FIELD_FILE_BYTES, FS_MAX_BYTES, REQUEST_BODY_BYTES, WEBHOOK_BODY_BYTES 
 import type { LimitName } from '../../domain/wire.js';
 import type { AppContext } from '../context.js';
 import { route, type Handler } from '../route.js';
+import { sendJson } from '../jsonAnswer.js';
 
 /** GET /health, GET /describe, POST /shutdown (spec §4.6a, §4.9; behaviour.md §9.3). */
 export function mountLifecycle(app: Express, ctx: AppContext): void {
   const { wire } = ctx;
   route(app, '/health', {
-    GET: (_req, res) => {
+    GET: (req, res) => {
       const { agents, sessions } = ctx.system.counts();
-      res.json({ ok: true, [wire.listField]: agents, sessions });
+      sendJson(req, res, 200, { ok: true, [wire.listField]: agents, sessions });
     },
   });
   // The values of every /describe limit; the wire says which it shows (behaviour.md §9.3, §11).
@@ -19,9 +20,9 @@ export function mountLifecycle(app: Express, ctx: AppContext): void {
     queue_max: ctx.system.limits.max, queue_wait_ms: ctx.system.limits.waitMs, field_file_bytes: FIELD_FILE_BYTES,
   };
   route(app, '/describe', {
-    GET: (_req, res) => {
+    GET: (req, res) => {
       const { info } = ctx.system.services;
-      res.json({
+      sendJson(req, res, 200, {
         name: 'loom', version: info.version, protocol: '0.1', wire: info.wire,
         instance: { role: info.role, label: info.label },
         capabilities: ctx.system.describeCapabilities(),
@@ -38,13 +39,13 @@ export function mountLifecycle(app: Express, ctx: AppContext): void {
       res.redirect(302, '/inspect');
       return;
     }
-    res.json({ name: 'loom', inspect: '/inspect', describe: '/describe', health: '/health' });
+    sendJson(req, res, 200, { name: 'loom', inspect: '/inspect', describe: '/describe', health: '/health' });
   };
   route(app, '/', { GET: root, HEAD: root });
   route(app, '/shutdown', {
-    POST: (_req, res) => {
+    POST: (req, res) => {
       res.on('finish', () => ctx.onShutdown());
-      res.json({ ok: true, message: 'loom shutting down' });
+      sendJson(req, res, 200, { ok: true, message: 'loom shutting down' });
     },
   });
 }

@@ -4,6 +4,7 @@ import { idRequired, parseWireTopic, sessionPathError, unknownIdentity, type Wir
 import type { AppContext } from '../context.js';
 import { readJsonObject } from '../body.js';
 import { route } from '../route.js';
+import { sendJson } from '../jsonAnswer.js';
 
 /** Decode a percent-encoded path part; malformed encoding leaves it as is. */
 function decode(s: string): string {
@@ -35,7 +36,7 @@ export function mountSessions(app: Express, ctx: AppContext): void {
       const filter = typeof q === 'string' ? q : undefined;
       const ids = filter !== undefined ? [filter] : system.agentIds();
       const sessions = ids.flatMap((agentId) => system.directory.sessionRows(agentId).map((row) => ({ [id]: agentId, ...row })));
-      res.json({ sessions });
+      sendJson(req, res, 200, { sessions });
     },
     POST: async (req, res) => {
       const body = await readJsonObject(req);
@@ -46,7 +47,7 @@ export function mountSessions(app: Express, ctx: AppContext): void {
       const ref = parseWireTopic(wire, body.topic);
       if (!ref) throw new LoomError(400, `Invalid topic: ${String(body.topic)}`);
       const { created } = system.openTopic(agentId, ref);
-      res.json({ [id]: agentId, topic: ref.topic, topic_type: ref.type, created });
+      sendJson(req, res, 200, { [id]: agentId, topic: ref.topic, topic_type: ref.type, created });
     },
   });
   app.all('/sessions/{*rest}', async (req, res) => {
@@ -54,6 +55,6 @@ export function mountSessions(app: Express, ctx: AppContext): void {
     const { agentId, topic } = sessionPath(req, wire);
     const ref = parseWireTopic(wire, topic);
     if (!ref) throw new LoomError(400, `Invalid topic: ${topic}`);
-    res.json({ [id]: agentId, topic: ref.topic, deleted: system.closeSession(agentId, ref.topic) });
+    sendJson(req, res, 200, { [id]: agentId, topic: ref.topic, deleted: system.closeSession(agentId, ref.topic) });
   });
 }

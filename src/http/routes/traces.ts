@@ -6,6 +6,7 @@ import { TRACE_NOTE_CHARS } from '../../domain/limits.js';
 import { parseTopic } from '../../domain/topic.js';
 import { readJsonObject } from '../body.js';
 import { route } from '../route.js';
+import { sendJson } from '../jsonAnswer.js';
 
 const absent = (v: unknown) => v === undefined || v === null || v === '';
 
@@ -31,10 +32,10 @@ export function mountTraces(traces: TraceService) {
     route(app, '/traces', {
       POST: async (req, res) => {
         const info = traces.start(traceRequest(await readJsonObject(req)));
-        res.status(201).json({ trace_id: info.trace_id, agent_id: info.agent_id, topic: info.topic, started_at: info.started_at });
+        sendJson(req, res, 201, { trace_id: info.trace_id, agent_id: info.agent_id, topic: info.topic, started_at: info.started_at });
       },
-      GET: (_req, res) => {
-        res.json({ traces: traces.list() });
+      GET: (req, res) => {
+        sendJson(req, res, 200, { traces: traces.list() });
       },
     });
     route(app, '/traces/:id', {
@@ -52,7 +53,7 @@ export function mountTraces(traces: TraceService) {
       },
       DELETE: async (req, res) => {
         const purge = req.query.purge === '1' || req.query.purge === 'true';
-        res.json(await traces.stop(String(req.params.id), purge));
+        sendJson(req, res, 200, await traces.stop(String(req.params.id), purge));
       },
     });
   };

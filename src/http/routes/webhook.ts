@@ -5,6 +5,7 @@ import { WEBHOOK_BODY_BYTES } from '../../domain/limits.js';
 import { readBody, tooLarge } from '../body.js';
 import type { AppContext } from '../context.js';
 import { route, type Handler } from '../route.js';
+import { sendJson } from '../jsonAnswer.js';
 
 /** spec §4.4 / §7 texts. */
 const UNKNOWN_TOKEN = 'Unknown webhook token';
@@ -55,14 +56,14 @@ export function webhookRoutes(events: EventsService) {
           if (err instanceof IntakeRefused) throw unknownToken();
           throw err;
         }
-        res.status(202).json({ ok: true, agent_id: event.agentId, event_id: event.id });
+        sendJson(req, res, 202, { ok: true, agent_id: event.agentId, event_id: event.id });
       },
     });
     const agentWebhook = (rotate: boolean): Handler => async (req, res) => {
       const id = String(req.params.id);
       if (!ctx.system.hasAgent(id)) throw new LoomError(404, `Unknown agent: ${id}`);
       const url = rotate ? await events.rotateWebhook(id) : await events.showWebhook(id);
-      res.json({ agent_id: id, webhook_url: url });
+      sendJson(req, res, 200, { agent_id: id, webhook_url: url });
     };
     route(app, '/agents/:id/webhook', { GET: agentWebhook(false), POST: agentWebhook(true) });
   };
