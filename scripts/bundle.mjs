@@ -27,9 +27,12 @@
 // './main.js') mean the same in the bundle. The rest of dist/ stays as tsc wrote it (the parse
 // worker, dist/effects/parseWorker.js, runs from there).
 //
+// The daemon has an entry of its own, dist/cli/daemonEntry.js (sharing chunks with full.js), so
+// `loom daemon` reaches it without the command tree.
 // The entry: `loom <topic> <command…>` runs once per tool call of an agent host, so main.js serves it
 // (and `--version`) alone: one file with the options, the client and node:http, no commander and no
-// chunk to resolve, and `import('./full.js')` for every other command. Its few shared modules
+// chunk to resolve; `import('./daemonEntry.js')` for a plain `loom daemon` line, and
+// `import('./full.js')` for every other command. Its few shared modules
 // (common.ts, the client) are bundled twice, once here and once in full.js; both copies hold no state.
 import { build } from 'esbuild';
 import { readdirSync, rmSync } from 'node:fs';
@@ -44,7 +47,7 @@ const requireHere = createRequire(import.meta.url);
 
 // Chunk names carry a content hash: remove the previous build's so they do not pile up. tsc's map of
 // main.js would describe the file this build replaces.
-for (const f of readdirSync(out)) if (f.startsWith(CHUNK_PREFIX) || f === 'main.js.map' || f === 'full.js.map' || f.startsWith('lazy-')) rmSync(join(out, f));
+for (const f of readdirSync(out)) if (f.startsWith(CHUNK_PREFIX) || f === 'main.js.map' || f === 'full.js.map' || f === 'daemonEntry.js.map' || f.startsWith('lazy-')) rmSync(join(out, f));
 
 /**
  * `import … from 'node:http'` is bundled as `require('node:http')`. On Node 22 and 24 an ES import of
@@ -116,11 +119,11 @@ const lazyPackages = {
   },
 };
 
-/** The entry's import of the command tree stays an import of the file beside it. */
+/** The entry's imports of the command tree and of the daemon stay imports of the files beside it. */
 const fullStaysOutside = {
   name: 'full-stays-outside',
   setup(b) {
-    b.onResolve({ filter: /^\.\/full\.js$/ }, (a) => ({ path: a.path, external: true }));
+    b.onResolve({ filter: /^\.\/(full|daemonEntry)\.js$/ }, (a) => ({ path: a.path, external: true }));
   },
 };
 
@@ -140,5 +143,5 @@ const common = {
 };
 
 await buildLazyPackages();
-await build({ ...common, entryPoints: [join(out, 'full.js')], splitting: true, chunkNames: `${CHUNK_PREFIX}[name]-[hash]`, plugins: [httpAsCommonJs, lazyPackages] });
+await build({ ...common, entryPoints: [join(out, 'full.js'), join(out, 'daemonEntry.js')], splitting: true, chunkNames: `${CHUNK_PREFIX}[name]-[hash]`, plugins: [httpAsCommonJs, lazyPackages] });
 await build({ ...common, entryPoints: [join(out, 'main.js')], plugins: [builtinsAsCommonJs, fullStaysOutside] });

@@ -57,7 +57,7 @@ const FORBIDDEN_PACKAGES: Record<string, RegExp> = {
 };
 /** Documented exceptions: `loom daemon` loads the composition root lazily. */
 const EXCEPTIONS = new Set([
-  'cli/daemon.ts -> main.ts',
+  'cli/daemonEntry.ts -> main.ts',
   // The facade composes the inspection (it feeds it every topic's events).
   'actors/system.ts -> services/inspection.ts',
   'actors/system.ts -> services/inspectionSnapshot.ts',

@@ -4,8 +4,9 @@ import { enableCompileCache } from './compileCache.js';
 
 /**
  * `loom daemon [--wire agent|user] [--quiet]` (behaviour.md §1.1): the daemon in the foreground. The
- * composition root loads only here (a documented exception of the dependency rule), so no other
- * command carries the server in memory. The wire (behaviour.md §11) is `--wire`, else SVC_WIRE;
+ * composition root loads only through daemonEntry.ts (a documented exception of the dependency
+ * rule), so no other command carries the server in memory. The entry (main.ts) reads the usual
+ * lines itself (argv.ts, daemonForm); these declarations serve `--help` and every other line. The wire (behaviour.md §11) is `--wire`, else SVC_WIRE;
  * the daemon refuses any other value (exit 2).
  */
 export function daemonCli({ program }: CliParts): void {
@@ -23,7 +24,7 @@ export function daemonCli({ program }: CliParts): void {
   ]).action(async (o: { wire?: string; quiet?: boolean; record?: string; sandbox?: string; exitWithStdin?: boolean; removeDataDir?: boolean }) => {
     // Before the composition root loads, so its compiled code can come from the cache.
     enableCompileCache();
-    const { runDaemon } = await import('../main.js');
+    const { runDaemon } = await import('./daemonEntry.js');
     // `loom --wire user daemon` and `loom daemon --wire user` alike.
     await runDaemon({ port: globals(program).port, wire: o.wire ?? globals(program).wire, quiet: o.quiet === true, record: o.record, sandbox: o.sandbox,
       exitWithStdin: o.exitWithStdin === true, removeDataDir: o.removeDataDir === true });

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { isExecForm, leading } from './argv.js';
+import { daemonForm, isExecForm, leading } from './argv.js';
 import { guard } from './common.js';
 import { enableCompileCache } from './compileCache.js';
 import { execForm } from './exec.js';
@@ -8,6 +8,7 @@ import { printVersion } from './version.js';
 /**
  * The `loom` entry. Agent hosts run `loom <topic> <command…>` once per tool call, so that form (and
  * `--version`) is served from this file's small bundle: options, the client and one HTTP request.
+ * `loom daemon` goes straight to the daemon when its options read plainly (argv.ts, daemonForm).
  * Every other call loads the command tree (full.ts: commander and every command family).
  */
 async function entry(argv: string[]): Promise<void> {
@@ -17,6 +18,12 @@ async function entry(argv: string[]): Promise<void> {
     if (lead.version) return guard(lead.opts, () => printVersion(lead.opts));
     if (lead.at < argv.length && !lead.help && isExecForm(argv, lead.at)) {
       return guard(lead.opts, () => execForm(lead.opts, argv[lead.at], argv.slice(lead.at + 1)));
+    }
+    const daemon = daemonForm(argv, lead);
+    if (daemon) {
+      enableCompileCache();
+      const { runDaemon } = await import('./daemonEntry.js');
+      return runDaemon(daemon);
     }
   }
   // Before the command tree loads, so that its compiled code can come from the cache (Node >= 22.1).

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { startDaemon, tempDir, type RunningDaemon } from '../helpers/daemon.js';
+import { freePort, startDaemon, tempDir, type RunningDaemon } from '../helpers/daemon.js';
 import { writeLoadHooks } from '../helpers/loadHooks.js';
 import { loom } from './support.js';
 
@@ -55,6 +55,20 @@ describe('CLI footprint (what one call loads)', () => {
     expect(r.loaded).not.toMatch(/\/dist\/cli\/full\.js/);
     expect(r.loaded).not.toMatch(/\/dist\/cli\/bundle-/);
     expect(r.loaded).not.toMatch(/undici/);
+  });
+
+  it('when `loom daemon` starts (the line of loom start), then the daemon loads without the command tree; `loom daemon --help` loads the tree', async () => {
+    const port = await freePort();
+    const r = await traced(['--port', String(port), 'daemon', '--quiet', '--exit-with-stdin']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(`loom listening on http://127.0.0.1:${port}`);
+    expect(r.loaded).toMatch(/\/dist\/cli\/daemonEntry\.js\n/);
+    expect(r.loaded).not.toMatch(/\/dist\/cli\/full\.js/);
+    const help = await traced(['daemon', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toMatch(/^Usage: loom daemon/);
+    expect(help.loaded).toMatch(/\/dist\/cli\/full\.js\n/);
+    expect(help.loaded).not.toMatch(/\/dist\/cli\/daemonEntry\.js/);
   });
 
   it('when --version asks the daemon, then it loads the entry bundle alone too', async () => {
