@@ -90,6 +90,7 @@ const builtinsAsCommonJs = {
 const LAZY_PACKAGES = [
   { name: 'mime-types', file: 'lazy-mime-types.cjs' },
   { name: 'mdast-util-from-markdown', file: 'lazy-markdown.cjs' },
+  { name: 'qs', file: 'lazy-qs.cjs' },
 ];
 
 async function buildLazyPackages() {

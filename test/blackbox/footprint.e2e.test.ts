@@ -50,13 +50,16 @@ beforeAll(async () => {
 afterAll(async () => { await d?.kill(); });
 
 describe('daemon footprint (modules loaded on first use)', () => {
-  it('when an agent is registered and /help has run, then the CommonMark parser and the MIME table are not loaded; the first /open loads the parser', async () => {
+  it('when an agent is registered and /help has run, then the CommonMark parser, the MIME table and qs are not loaded; the first /open loads the parser', async () => {
     expect(await exec('/help')).toContain('event: done');
-    expect(loaded()).toMatch(/\/dist\/cli\/main\.js/);
+    const health = await fetch(`${d.base}/health?x=a&x=b`);
+    expect(health.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(loaded()).toMatch(/\/dist\/cli\/daemonEntry\.js/);
     expect(loaded()).not.toMatch(/lazy-markdown\.cjs/);
     expect(loaded()).not.toMatch(/lazy-mime-types\.cjs/);
     expect(await exec('/open ~/doc.md')).toContain('Opened');
     expect(loaded()).toMatch(/cjs:.*\/dist\/cli\/lazy-markdown\.cjs/);
+    expect(loaded()).not.toMatch(/lazy-qs\.cjs/);
   });
 
   it('when commands, documents and CLI actions have run, then the MCP SDK, zod and turndown are not loaded', async () => {
@@ -66,7 +69,7 @@ describe('daemon footprint (modules loaded on first use)', () => {
     const urls = loaded();
     // The hook works: the daemon's own modules are recorded (the bundle of scripts/bundle.mjs; the
     // packages bundled into it, Express, XState and the rest, load with it).
-    expect(urls).toMatch(/\/dist\/cli\/main\.js/);
+    expect(urls).toMatch(/\/dist\/cli\/daemonEntry\.js/);
     expect(urls).not.toMatch(/@modelcontextprotocol\/sdk/);
     expect(urls).not.toMatch(/node_modules\/zod\//);
     expect(urls).not.toMatch(/node_modules\/turndown\//);
