@@ -6,7 +6,7 @@ import { enableCompileCache } from './compileCache.js';
  * `loom daemon [--wire agent|user] [--quiet]` (behaviour.md §1.1): the daemon in the foreground. The
  * composition root loads only through daemonEntry.ts (a documented exception of the dependency
  * rule), so no other command carries the server in memory. The entry (main.ts) reads the usual
- * lines itself (argv.ts, daemonForm); these declarations serve `--help` and every other line. The
+ * lines itself (daemonArgs.ts, daemonForm); these declarations serve `--help` and every other line. The
  * wire (behaviour.md §11) is `--wire`, else SVC_WIRE; the daemon refuses any other value (exit 2).
  */
 export function daemonCli({ program }: CliParts): void {

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { daemonForm, isExecForm, leading } from './argv.js';
+import { isExecForm, leading } from './argv.js';
 import { guard } from './common.js';
 import { enableCompileCache } from './compileCache.js';
 import { execForm } from './exec.js';
@@ -8,7 +8,7 @@ import { printVersion } from './version.js';
 /**
  * The `loom` entry. Agent hosts run `loom <topic> <command…>` once per tool call, so that form (and
  * `--version`) is served from this file's small bundle: options, the client and one HTTP request.
- * `loom daemon` goes straight to the daemon when its options read plainly (argv.ts, daemonForm).
+ * `loom daemon` goes straight to the daemon when its options read plainly (daemonArgs.ts).
  * Every other call loads the command tree (full.ts: commander and every command family).
  */
 async function entry(argv: string[]): Promise<void> {
@@ -19,7 +19,7 @@ async function entry(argv: string[]): Promise<void> {
     if (lead.at < argv.length && !lead.help && isExecForm(argv, lead.at)) {
       return guard(lead.opts, () => execForm(lead.opts, argv[lead.at], argv.slice(lead.at + 1)));
     }
-    const daemon = daemonForm(argv, lead);
+    const daemon = argv[lead.at] === 'daemon' ? (await import('./daemonArgs.js')).daemonForm(argv, lead) : null;
     if (daemon) {
       enableCompileCache();
       const { runDaemon } = await import('./daemonEntry.js');

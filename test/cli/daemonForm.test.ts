@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { daemonForm, leading } from '../../src/cli/argv.js';
+import { leading } from '../../src/cli/argv.js';
+import { daemonForm } from '../../src/cli/daemonArgs.js';
 
 /** daemonForm over a whole argv, the way the entry calls it. */
 const read = (argv: string[]) => daemonForm(argv, leading(argv));

@@ -10,7 +10,7 @@ import { loom } from './support.js';
  * An agent host runs `loom <topic> <command…>` once per tool call, so that form loads only the
  * entry's own bundle (dist/cli/main.js): not the command tree (dist/cli/full.js and its chunks) and
  * not fetch's HTTP stack (undici). A preload (`--import`) records every dist module the CLI loads
- * through ES module hooks, and Node's own undici modules at exit.
+ * through ES module hooks, and Node's own undici and util.parseArgs modules at exit.
  */
 
 const dir = tempDir('loom-cli-footprint-');
@@ -24,7 +24,7 @@ function writePreload(): string {
   writeFileSync(file, [
     "import { register } from 'node:module';",
     "import { appendFileSync } from 'node:fs';",
-    `process.on('exit', () => appendFileSync(${JSON.stringify(loadLog)}, process.moduleLoadList.filter((m) => m.includes('undici')).map((m) => 'builtin:' + m + '\\n').join('') + 'exited\\n'));`,
+    `process.on('exit', () => appendFileSync(${JSON.stringify(loadLog)}, process.moduleLoadList.filter((m) => m.includes('undici') || m.includes('parse_args')).map((m) => 'builtin:' + m + '\\n').join('') + 'exited\\n'));`,
     `register(${JSON.stringify(pathToFileURL(hooks).href)}, { data: { log: ${JSON.stringify(loadLog)} } });`,
   ].join('\n'));
   return file;
@@ -46,7 +46,7 @@ beforeAll(async () => {
 afterAll(async () => { await d?.kill(); });
 
 describe('CLI footprint (what one call loads)', () => {
-  it('when the one-command form runs, then only the entry bundle loads: no command tree, no chunk, no undici', async () => {
+  it('when the one-command form runs, then only the entry bundle loads: no command tree, no chunk, no undici, not util.parseArgs (read for `loom daemon` only)', async () => {
     const r = await traced(['--agent', 'fp', 'main', '/help']);
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^Loom commands\n/);
@@ -64,6 +64,7 @@ describe('CLI footprint (what one call loads)', () => {
     expect(r.stdout).toContain(`loom listening on http://127.0.0.1:${port}`);
     expect(r.loaded).toMatch(/\/dist\/cli\/daemonEntry\.js\n/);
     expect(r.loaded).not.toMatch(/\/dist\/cli\/full\.js/);
+    expect(r.loaded).toMatch(/builtin:.*parse_args/);
     const help = await traced(['daemon', '--help']);
     expect(help.code).toBe(0);
     expect(help.stdout).toMatch(/^Usage: loom daemon/);
