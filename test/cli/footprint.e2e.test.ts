@@ -55,6 +55,7 @@ describe('CLI footprint (what one call loads)', () => {
     expect(r.loaded).not.toMatch(/\/dist\/cli\/full\.js/);
     expect(r.loaded).not.toMatch(/\/dist\/cli\/bundle-/);
     expect(r.loaded).not.toMatch(/undici/);
+    expect(r.loaded).not.toMatch(/parse_args/);
   });
 
   it('when `loom daemon` starts (the line of loom start), then the daemon loads without the command tree; `loom daemon --help` loads the tree', async () => {
