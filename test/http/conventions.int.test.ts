@@ -163,3 +163,22 @@ describe('spec §4.9 / behaviour.md §9.3 lifecycle', () => {
     expect(t.shutdowns).toBe(before + 1);
   });
 });
+
+describe('JSON answers (one writer for every route)', () => {
+  it.each(['/health', '/', '/describe', '/agents'])('when GET %s answers, then its type names the charset and its length is the body\'s bytes', async (path) => {
+    const r = await raw(t.port, { path });
+    expect(r.status).toBe(200);
+    expect(r.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(Number(r.headers['content-length'])).toBe(Buffer.byteLength(r.body));
+    expect(() => JSON.parse(r.body) as unknown).not.toThrow();
+  });
+
+  it.each(['/'])('when HEAD %s is asked (a route that declares HEAD), then the headers of the GET come with no body', async (path) => {
+    const get = await raw(t.port, { path });
+    const head = await raw(t.port, { method: 'HEAD', path });
+    expect(head.status).toBe(200);
+    expect(head.headers['content-type']).toBe('application/json; charset=utf-8');
+    expect(head.headers['content-length']).toBe(get.headers['content-length']);
+    expect(head.body).toBe('');
+  });
+});
