@@ -66,7 +66,7 @@ export async function compose(config: DaemonConfig, opts: { clock?: Clock; memor
   const { routes, fastRoutes, upgrades } = await installFeatures(system, host, wire);
   await system.start();
   // POST /exec, the hot path, is answered before Express like the /fs plane, behind the app's one entry check.
-  const edge = { cors: corsHeaders(wire.header), allowedOrigins: config.allowedOrigins };
+  const edge = { cors: corsHeaders(wire.header), allowedOrigins: config.allowedOrigins, identity: wire };
   const ctx: AppContext = { system, wire, allowedOrigins: config.allowedOrigins, onShutdown: opts.onShutdown ?? (() => undefined), fastPaths: [execRoute(system, wire), ...fastRoutes].map((r) => fastPath(edge, r)), upgrades };
   const app = createApp(ctx, routes);
   const log = opts.requestLog ?? {};

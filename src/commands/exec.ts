@@ -5,7 +5,7 @@ import { cleanOutput, HeadTailCapture } from '../effects/captures.js';
 import { runShell } from '../effects/shellRun.js';
 import type { BashServices, Command, CommandContext } from './types.js';
 import { displayPath } from './format.js';
-import { commandSandbox, sandboxEnv } from './sandbox.js';
+import { commandSandbox, sandboxEnv, spawnFailure } from './sandbox.js';
 import { buildEnv, identityEnv, persistentShellEnv } from './shellEnv.js';
 
 /** Parse `[--timeout <s>] <text>` (behaviour.md §8.1): --timeout only as the first token; `--` passes the rest literally. */
@@ -87,6 +87,7 @@ export const execCommand: Command = {
       ...(sandbox.plan ? { confine: sandbox.plan } : {}),
     });
     if (r.aborted) return fail('CONFLICT', `Topic ${ctx.session.ref.topic} was closed while this command ran`);
+    if (r.spawnError !== undefined) return spawnFailure(r.spawnError, sandbox.plan);
     const { output, omitted } = capture.result();
     return execResult({ exit: r.timedOut ? 'timeout' : r.exitCode ?? 1, timeoutS: parsed.timeoutS, cwd: displayPath(cwd, ctx.agent.home), shown: shownOutput(output, omitted) });
   },

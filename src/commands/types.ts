@@ -25,6 +25,8 @@ export interface DaemonInfo {
   sandbox?: SandboxMode;
   /** What this machine can confine with (behaviour.md §15 `/describe`); absent: nothing. */
   sandboxSupport?: () => SandboxSupport;
+  /** The egress proxy (behaviour.md §15.2): its port and an agent's proxy address; null before it listens. */
+  egress?: () => { port: number; url(agentId: string): string } | null;
 }
 
 /** One topic of an agent as /topics and the hubs show it (behaviour.md §2.11). */

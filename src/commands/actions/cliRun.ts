@@ -7,7 +7,7 @@ import { tryParseJson } from '../../sfmd/jsonPath.js';
 import { referencedNames, substituteCommand } from '../../sfmd/shellQuote.js';
 import type { ActionDef } from '../../sfmd/types.js';
 import type { LoadedDocument } from '../docContract.js';
-import { commandSandbox, sandboxEnv } from '../sandbox.js';
+import { commandSandbox, sandboxEnv, spawnFailure } from '../sandbox.js';
 import type { CommandContext } from '../types.js';
 import { failure, finish } from './results.js';
 import { actionDir, cliEnvironment } from './variables.js';
@@ -67,7 +67,7 @@ export async function runCliActionCommand(ctx: CommandContext, loaded: LoadedDoc
     signal: ctx.signal,
   });
   if (r.aborted) return fail('CONFLICT', `Topic ${ctx.session.ref.topic} was closed while this command ran`);
-  if (r.spawnError) return fail('INTERNAL_ERROR', `Internal error: ${r.spawnError}`);
+  if (r.spawnError) return spawnFailure(r.spawnError, sandbox.plan);
   if (r.timedOut) return failure(loaded, 'TIMEOUT', `/act.${a.id} timed out after ${Math.round(limits.timeoutMs / 1000)} s`);
   const code = r.exitCode ?? 1;
   const stdout = trimNl(out.stdout.get().toString('utf8'));
