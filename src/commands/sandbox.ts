@@ -1,4 +1,5 @@
-import { fail, type CommandResult } from '../domain/result.js';
+import { denialLine, fileDenials } from '../domain/denials.js';
+import { fail, joinLines, type CommandResult } from '../domain/result.js';
 import { effectiveNetwork, effectiveSandbox, missingGuaranteeMessage, rootChangedMessage, type ConfinePlan } from '../domain/sandbox.js';
 import { WIRES } from '../domain/wire.js';
 import { confinePlan } from '../effects/sandbox.js';
@@ -53,4 +54,21 @@ export function spawnFailure(spawnError: string, plan: ConfinePlan | null): Comm
   const root = /^rule root (.+) failed: (.+)$/.exec(spawnError);
   if (root) return fail('SANDBOX_UNAVAILABLE', rootChangedMessage(root[1], /symbolic links/.test(root[2]) ? 'a symbolic link in its path' : root[2]));
   return fail('SANDBOX_UNAVAILABLE', `the sandbox could not be set up (${spawnError}); the agent's commands were not run`);
+}
+
+/**
+ * Watch what the sandbox refuses a confined command while it runs (behaviour.md §15.5). The
+ * returned function ends the watch and, when the command failed and something was refused, adds
+ * the `loom sandbox: denied` line and `head.meta.sandbox`; nothing changes otherwise.
+ */
+export function watchDenials(ctx: CommandContext, plan: ConfinePlan | null): (r: CommandResult, output: string) => CommandResult {
+  if (!plan) return (r) => r;
+  const watch = ctx.services.info.denials?.watch(ctx.agent.id);
+  return (r, output) => {
+    const network = watch?.stop() ?? [];
+    if (r.ok) return r;
+    const denied = [...network, ...fileDenials(output, [plan.home, ...plan.allowedPaths, plan.tmp])];
+    if (denied.length === 0) return r;
+    return { ...r, body: joinLines([r.body, denialLine(denied, plan)]), sandbox: { mode: 'workspace', denied } };
+  };
 }
