@@ -14,3 +14,13 @@ export function parseNetworkPolicy(raw: unknown): NetworkPolicy | undefined {
 export function describeNetworkPolicy(p: NetworkPolicy): string {
   return typeof p === 'string' ? p : `allow ${p.allow.join(', ')}`;
 }
+
+/** The CLI's `--network public|none|open|allow=host,host:port` (behaviour.md §15.2). */
+export function parseNetworkFlag(text: string): NetworkPolicy {
+  if (text === 'public' || text === 'none' || text === 'open') return text;
+  if (text.startsWith('allow=')) {
+    const allow = text.slice(6).split(',').map((s) => s.trim()).filter(Boolean);
+    if (allow.length > 0) return { allow };
+  }
+  throw new LoomError(400, `invalid --network "${text}" (use public, none, open or allow=host,host:port)`);
+}
