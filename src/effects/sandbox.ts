@@ -18,6 +18,9 @@ const SYSTEM_READ = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx
 /** The exec wrapper of confined shells, built beside the native spawn helper. */
 const WRAPPER = fileURLToPath(new URL('../../build/Release/loom_sandbox', import.meta.url));
 
+/** Loom's own code, readable from inside so the `loom` CLI works in a confined shell (behaviour.md §15.3). */
+const LOOM_CODE = ['bin', 'dist', 'node_modules', 'build', 'package.json'].map((p) => fileURLToPath(new URL(`../../${p}`, import.meta.url)));
+
 /** The native parts the sandbox needs, named in messages when one is missing (behaviour.md §17). */
 const NATIVE_PARTS = 'the native sandbox helpers (loom_spawn.node, loom_sandbox) are not built';
 
@@ -185,7 +188,7 @@ export function confinePlan(a: ConfineRequest, env: NodeJS.ProcessEnv = process.
   return {
     ok: true,
     plan: {
-      rw: [a.home, ...a.allowedPaths, tmp], ro: [...SYSTEM_READ, nodeFolder(), ...extra], abi: landlockAbi(env), tmp,
+      rw: [a.home, ...a.allowedPaths, tmp], ro: [...SYSTEM_READ, nodeFolder(), ...LOOM_CODE, ...extra], abi: landlockAbi(env), tmp,
       tcpPorts: a.network === 'open' ? null : proxied && a.proxy ? [a.proxy.port] : [],
       namespaces: true, netns: a.network === 'none',
       home: a.home, allowedPaths: [...a.allowedPaths], network: a.network, proxyUrl: proxied && a.proxy ? a.proxy.url : null,
