@@ -2,6 +2,7 @@ import type { AnyStateMachine } from 'xstate';
 import type { Command, CommandFallback, FeatureServices, HubPage } from '../commands/types.js';
 import type { AgentInput } from '../domain/agentInput.js';
 import type { AgentRecord } from '../domain/ports.js';
+import type { SessionState } from '../domain/session.js';
 import type { HubName } from '../domain/topic.js';
 import type { FeatureActors } from './tree.js';
 
@@ -48,6 +49,11 @@ export interface SystemContribution {
   machines?: AnyStateMachine[];
   /** What the feature's actors run (install work, capability archive, webhook-token storage), given to the tree at construction. */
   actors?: FeatureActors;
+  /**
+   * A session ended (DELETE /sessions, a home change, the agent deleted: behaviour.md §1.3): what the
+   * feature keeps outside the session for it (undo copies) goes. Synchronous: it runs in the topic's step.
+   */
+  onSessionEnd?(session: SessionState): void;
   /** Start-up work once the tree runs (actors of stored records). */
   onStart?(): void | Promise<void>;
   /** Daemon shutdown (behaviour.md §1.1): end streams, close logs. */
@@ -120,6 +126,11 @@ export class FeatureSet {
       if (r) for (const [k, v] of Object.entries(r)) total[k] = (total[k] ?? 0) + v;
     }
     return total;
+  }
+
+  /** A session ended: every feature's step for it. */
+  sessionEnded(session: SessionState): void {
+    for (const c of this.all) c.onSessionEnd?.(session);
   }
 
   /** Shutdown hooks of every feature; one that fails is reported and the others still run. */

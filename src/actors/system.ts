@@ -92,7 +92,10 @@ export class LoomSystem {
     this.tree.start({
       clock: this.deps.clock,
       run: (session, ticket) => runTicket({ directory: this.directory, registry: this.deps.registry, services, signals: this.signals }, session, ticket),
-      dispose: (session) => this.signals.end(session.id),
+      dispose: (session) => {
+        this.signals.end(session.id);
+        this.features.sessionEnded(session);
+      },
       cascade: (agentId, counts) => this.cascade(agentId, counts),
       features: this.features.actors(),
     });

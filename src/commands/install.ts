@@ -8,7 +8,7 @@ import { displayOf, expandPath, isRefusal, resolveInWorkspace } from '../effects
 import { statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseFlags, splitArgs } from './documents/args.js';
-import { clearDocument, docData, topicState } from './documents/state.js';
+import { clearDocument, docData } from './documents/state.js';
 import { refusalResult } from './documents/targets.js';
 import { columns } from './format.js';
 import type { Command, CommandContext, InstallServices } from './types.js';
@@ -117,11 +117,13 @@ export const installCommand = installsCommand('install', async (ctx, installs) =
   return out.ok ? confirm(installedLines(out)) : fail(out.code, out.message);
 });
 
-/** Sessions of this agent whose current document belongs to a removed package lose it, as `/close` (§7.7). */
+/**
+ * Sessions of this agent whose current document belongs to a removed package lose it, as `/close`
+ * (§7.7): this session by its own change, the others by a `session.closed` event their topic applies.
+ */
 function forgetPackage(ctx: CommandContext, name: string): void {
   for (const t of ctx.services.topics(ctx.agent.id)) {
     if (t.session.id === ctx.session.id || docData(t.session)?.loaded.packageName !== name) continue;
-    topicState(t.session).history = [];
     ctx.services.changeSession(ctx.agent.id, t.session.ref.topic, t.session.id, { type: 'session.closed' });
   }
   if (docData(ctx.session)?.loaded.packageName === name) clearDocument(ctx);

@@ -1,5 +1,6 @@
-import { lstatSync, readdirSync, statSync, unlinkSync, type Dirent } from 'node:fs';
+import { lstatSync, readdirSync, rmSync, statSync, unlinkSync, type Dirent } from 'node:fs';
 import { join } from 'node:path';
+import { UNDO_FOLDER } from '../effects/undoCopies.js';
 
 /**
  * Temp files of interrupted atomic writes, which would otherwise pile up with every crash.
@@ -28,8 +29,12 @@ export interface StateFolders {
   plainAgentFolder(agentId: string): boolean;
 }
 
-/** Remove leftovers in one folder; returns how many, or null when the folder does not exist. */
-function removeIn(dir: string): number | null {
+/**
+ * Remove leftovers in one folder; returns how many, or null when the folder does not exist. In an
+ * agent's state folder (`state`) that includes the undo copies of the sessions of an earlier run
+ * (effects/undoCopies.ts): sessions do not survive a restart, nor do their undo records.
+ */
+function removeIn(dir: string, state = false): number | null {
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -42,6 +47,10 @@ function removeIn(dir: string): number | null {
   }
   let n = 0;
   for (const name of names) {
+    if (state && name === UNDO_FOLDER) {
+      rmSync(join(dir, name), { recursive: true, force: true });
+      continue;
+    }
     if (!TEMP_RE.test(name)) continue;
     try {
       unlinkSync(join(dir, name));
@@ -83,7 +92,7 @@ export function removeLeftoverTemps(dataDir: string, stateRoot: 'agents' | 'user
       // In a folder, a missing state folder can only be ENOENT, learnt without building an exception
       // (a failing readdir spends most of its time on its error object; most agents have no state folder).
       if (entry.isDirectory() && statSync(state, { throwIfNoEntry: false }) === undefined) continue;
-      const n = removeIn(state);
+      const n = removeIn(state, true);
       if (n === null) continue;
       removed += n;
       if (root === stateRoot) present.add(id);

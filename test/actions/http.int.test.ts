@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeInvoker, DEFAULT_LIMITS } from '../../src/commands/actions/invoke.js';
-import { LAST_RESPONSE_KEY } from '../../src/commands/actions/results.js';
 import { freePort } from '../helpers/daemon.js';
 import { context, doc, f, http, loaded, req, world, type World, setVars } from './helpers.js';
 import { startStub, type Stub } from './stub.js';
@@ -297,7 +296,7 @@ describe('behaviour.md §4.9 results without a template', () => {
     stub.routes.set('/last', { body: { v: 1 } });
     const c = context(w);
     await call(http('last', 'GET', `${stub.origin}/last`), '', { ctx: c });
-    expect(c.session.ext.get(LAST_RESPONSE_KEY)).toMatchObject({ action: 'last', status: 200, body: '{"v":1}' });
+    expect(c.session.lastResponse).toMatchObject({ action: 'last', status: 200, body: '{"v":1}' });
     expect([c.session.doc, c.session.history.length]).toEqual([null, 0]);
   });
 });

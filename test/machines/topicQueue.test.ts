@@ -199,7 +199,7 @@ describe('session changes are events of the topic (architecture.md "One read mod
     const id = h.arrive('/open a.md');
     const first = h.actor.getSnapshot().context.session;
     const doc = { uri: 'file:///h/a.md', title: 'A', currentBlock: null, display: '~/a.md' };
-    h.change({ type: 'session.opened', doc, pageShortcuts: new Map([['next', 'b.md']]), history: [], baseDir: '/h' });
+    h.change({ type: 'session.opened', doc, pageShortcuts: new Map([['next', 'b.md']]), baseDir: '/h' });
     h.change({ type: 'session.navigated', block: '#intro' });
     h.change({ type: 'session.set', scope: 'session', values: [['city', 'Seoul']] });
     h.finish(id);

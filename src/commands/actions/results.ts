@@ -16,9 +16,6 @@ import { isLocal } from './variables.js';
 
 /** behaviour.md §1.8: action output shown. */
 export const ACTION_OUTPUT_BYTES = 262144;
-/** Session ext key of spec §4.12 item 5: `{Response}` holds the last action result. */
-export const LAST_RESPONSE_KEY = 'actions.lastResponse';
-
 /** Payload fields as substitution sees them. */
 export function fieldSlots(fields: Map<string, BoundField>): Map<string, FieldSlot> {
   return new Map([...fields].map(([k, b]) => [k, { type: b.def.type, value: b.value }]));
@@ -56,7 +53,8 @@ export interface Finished {
 
 /** Render the template (if any) or the plain text, then apply the failure line and caps. */
 export function finish(f: Finished): CommandResult {
-  f.ctx.session.ext.set(LAST_RESPONSE_KEY, { action: f.action.id, ...f.response });
+  // spec §4.12 item 5: the session keeps the last action result.
+  f.ctx.change({ type: 'session.responded', response: { action: f.action.id, ...f.response } });
   let body: string;
   const warnings = [...new Set(f.warnings)];
   if (f.action.response) {

@@ -18,6 +18,6 @@ export async function currentDocument(ctx: CommandContext): Promise<LoadedDocume
   if (cur) return cur.loaded;
   if (session.ref.type !== 'app') return null;
   if (!ctx.services.packages.get(ctx.agent.id, session.ref.name)) return notInstalled(session.ref.name);
-  const r = await loadAndSet(ctx, { kind: 'package', name: session.ref.name, page: null }, null, false);
+  const r = await loadAndSet(ctx, { kind: 'package', name: session.ref.name, page: null }, null, 'keep');
   return 'ok' in r ? r : r.data.loaded;
 }

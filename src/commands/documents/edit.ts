@@ -57,7 +57,7 @@ export const editCommand: Command = {
     const text = buf.toString('utf8');
     const lines = splitLines(text);
     const n = lines.length;
-    recordRead(ctx.session, fp, buf);
+    recordRead(ctx, fp, buf);
     let range: { a: number; b: number } | null = null;
     let title: string;
     if (anchor !== null) {

@@ -8,7 +8,7 @@ import { readAgentFile } from '../../effects/agentFile.js';
 import { FILE_COMMAND_MAX_BYTES, isFileRefusal, notRegularText } from '../../domain/agentFile.js';
 import type { CommandContext } from '../types.js';
 import { DOC_MAX_BYTES, looksBinary, sha256 } from './fetch.js';
-import { topicState } from './state.js';
+import { dropUndoCopy, keepUndoCopy } from '../../effects/undoCopies.js';
 import { fileNotFound, refusalResult } from './targets.js';
 
 /** A path of a file command after the workspace policy. */
@@ -80,7 +80,7 @@ export function splitLines(text: string): string[] {
 
 /** behaviour.md §2.5 stale guard: the topic must have read the file's current content. */
 export function staleGuard(s: SessionState, p: FilePath, current: Buffer): CommandResult | null {
-  const rec = topicState(s).reads.get(p.abs);
+  const rec = s.reads.get(p.abs);
   const recovery = `/edit ${p.display}, then repeat; or add --force`;
   if (rec === undefined) return fail('CONFLICT', `${p.display} was not read in this topic`, { recovery });
   if (rec !== sha256(current)) return fail('CONFLICT', `${p.display} changed since it was read in this topic`, { recovery });
@@ -88,18 +88,20 @@ export function staleGuard(s: SessionState, p: FilePath, current: Buffer): Comma
 }
 
 /** Record a read of `content` (behaviour.md §2.5 read records). */
-export function recordRead(s: SessionState, p: FilePath, content: Buffer): void {
-  topicState(s).reads.set(p.abs, sha256(content));
+export function recordRead(ctx: Pick<CommandContext, 'change'>, p: FilePath, content: Buffer): void {
+  ctx.change({ type: 'session.read', path: p.abs, hash: sha256(content) });
 }
 
 /** behaviour.md §2.5: undo records hold files up to 5 MiB. */
 export const UNDO_MAX_BYTES = DOC_MAX_BYTES;
 
 /**
- * Write a file atomically keeping its mode (new files 0644, missing folders created), then update
- * the read record and the undo record. Returns the suffix to append when the edit is not undoable.
+ * Write a file atomically keeping its mode (new files 0644, missing folders created), then say the
+ * read record and the undo record changed (the content before kept as a copy in the agent's state
+ * folder first, so a failed copy leaves the file untouched). Returns the suffix to append when the
+ * edit is not undoable.
  */
-export function commitWrite(s: SessionState, p: FilePath, o: { command: string; before: Buffer | null; after: Buffer }): string {
+export function commitWrite(ctx: CommandContext, p: FilePath, o: { command: string; before: Buffer | null; after: Buffer }): string {
   let mode = 0o644;
   try {
     mode = lstatSync(p.abs).mode & 0o7777;
@@ -107,18 +109,24 @@ export function commitWrite(s: SessionState, p: FilePath, o: { command: string; 
     // A new file: the default mode applies.
     if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
   }
-  mkdirSync(dirname(p.abs), { recursive: true, mode: 0o755 });
-  writeFileAtomic(p.abs, o.after, mode);
-  const st = topicState(s);
-  recordRead(s, p, o.after);
-  st.undoOrder = st.undoOrder.filter((x) => x !== p.abs);
-  if (o.before !== null && o.before.length > UNDO_MAX_BYTES) {
-    st.undo.delete(p.abs);
-    return ' (not undoable: file over 5 MiB)';
+  const undoable = o.before === null || o.before.length <= UNDO_MAX_BYTES;
+  const place = { dataDir: ctx.services.info.dataDir, wire: ctx.services.info.wire, agentId: ctx.agent.id, sessionId: ctx.session.id };
+  const old = ctx.session.undo.find((u) => u.path === p.abs)?.copy ?? null;
+  const copy = undoable && o.before !== null ? keepUndoCopy(place, p.abs, o.before) : null;
+  try {
+    mkdirSync(dirname(p.abs), { recursive: true, mode: 0o755 });
+    writeFileAtomic(p.abs, o.after, mode);
+  } catch (err) {
+    // Nothing changed: the earlier record (and its copy) stays, this edit's copy goes.
+    if (copy !== null) dropUndoCopy(copy);
+    throw err;
   }
-  st.undo.set(p.abs, { command: o.command, before: o.before, afterHash: sha256(o.after), display: p.display });
-  st.undoOrder.push(p.abs);
-  return '';
+  // The earlier edit's record is replaced by this one: its copy is no longer needed.
+  if (old !== null) dropUndoCopy(old);
+  const hash = sha256(o.after);
+  const undo = undoable ? { path: p.abs, display: p.display, command: o.command, afterHash: hash, copy } : null;
+  ctx.change({ type: 'session.edited', path: p.abs, hash, undo });
+  return undoable ? '' : ' (not undoable: file over 5 MiB)';
 }
 
 /** `<n> lines` / `1 line`. */

@@ -3,7 +3,7 @@ import { displayOf } from '../../effects/workspace.js';
 import { warningLine } from '../../sfmd/parse.js';
 import { usageLine } from '../../sfmd/usage.js';
 import type { CommandContext } from '../types.js';
-import { docData, topicState } from './state.js';
+import { docData } from './state.js';
 
 const key = (k: string) => `${k}:`.padEnd(11);
 
@@ -27,7 +27,7 @@ export function docInfoLines(ctx: CommandContext): string[] {
     `${key('anchor')}${s.doc.currentBlock ?? '(none)'}`,
     `${key('origin')}${origin === 'manifest' && !data.loaded.packageName ? 'manifest page — HTTP actions only' : ORIGIN[origin]}`,
     `${key('base')}${displayOf(s.baseDir ?? ctx.agent.home, ctx.agent.home)}`,
-    `${key('history')}${plural(topicState(s).history.length, 'entry', 'entries')}`,
+    `${key('history')}${plural(s.history.length, 'entry', 'entries')}`,
     `${key('actions')}${doc.actions.length ? doc.actions.map((a) => `${a.id} (${a.kind === 'cli' ? 'CLI' : a.method})`).join(', ') : '(none)'}`,
     `${key('menus')}${data.menus.length ? data.menus.map((m) => `${m.name} (${m.entries.length})`).join(', ') : '(none)'}`,
     `${key('shortcuts')}${page} page, ${s.valueShortcuts.size} value`,

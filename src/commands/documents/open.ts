@@ -4,7 +4,7 @@ import { HUB_ONLY_MESSAGE } from '../registry.js';
 import type { Command, CommandContext } from '../types.js';
 import { isResult, loadSource } from './load.js';
 import { listingLines, listingSystem } from './ls.js';
-import { clearDocument, docData, pushHistory, setCurrent, topicState, type DocData, type DocSource } from './state.js';
+import { clearDocument, docData, historySource, setCurrent, type DocData, type DocSource, type HistoryStep } from './state.js';
 import { notInstalled, resolveTarget } from './targets.js';
 import { anchorText, documentOutput, envCheck, openedName, withDefault } from './view.js';
 
@@ -12,8 +12,11 @@ const OPEN_USAGE = 'Usage: /open <file|folder|URL|app:NAME|@shortcut|#anchor>';
 /** behaviour.md §2.3: commands that need a current document. */
 export const noDocument = () => fail('INVALID_TARGET', 'No document open.');
 
-/** Load, env-check and make current; records the read of local files. Returns the data or a failure (nothing changed). */
-export async function loadAndSet(ctx: CommandContext, source: DocSource, anchor: string | null, push: boolean): Promise<{ data: DocData; anchorText?: string } | CommandResult> {
+/**
+ * Load, env-check and make current with the history step (the read of a local file recorded with it).
+ * Returns the data or a failure (nothing changed).
+ */
+export async function loadAndSet(ctx: CommandContext, source: DocSource, anchor: string | null, step: HistoryStep): Promise<{ data: DocData; anchorText?: string } | CommandResult> {
   const data = await loadSource(ctx, source);
   if (isResult(data)) return data;
   const env = envCheck(ctx, data);
@@ -24,9 +27,7 @@ export async function loadAndSet(ctx: CommandContext, source: DocSource, anchor:
     if ('ok' in a) return a;
     text = a.text;
   }
-  if (push && ctx.session.doc && ctx.session.doc.uri !== data.loaded.uri) pushHistory(ctx.session);
-  setCurrent(ctx, data, anchor !== null ? `#${anchor}` : null);
-  if (data.fileHash && data.loaded.path) topicState(ctx.session).reads.set(data.loaded.path, data.fileHash);
+  setCurrent(ctx, data, anchor !== null ? `#${anchor}` : null, step);
   return { data, ...(text !== undefined ? { anchorText: text } : {}) };
 }
 
@@ -40,7 +41,7 @@ async function output(ctx: CommandContext, verb: string, r: { data: DocData; anc
 
 /** /open of a source: load, check, push history, show (behaviour.md §3.2, §3.4). */
 async function openSource(ctx: CommandContext, source: DocSource, anchor: string | null): Promise<CommandResult> {
-  const r = await loadAndSet(ctx, source, anchor, true);
+  const r = await loadAndSet(ctx, source, anchor, 'push');
   if (isResult(r)) return r;
   return output(ctx, 'Opened', r, anchor);
 }
@@ -85,7 +86,7 @@ export const refreshCommand: Command = {
     const cur = docData(ctx.session);
     if (!cur || !ctx.session.doc) return noDocument();
     const keep = ctx.session.doc.currentBlock;
-    const r = await loadAndSet(ctx, cur.source, null, false);
+    const r = await loadAndSet(ctx, cur.source, null, 'keep');
     if (isResult(r)) return r;
     const id = keep?.slice(1);
     if (id !== undefined && !('ok' in anchorText(r.data, id)) && ctx.session.doc) ctx.change({ type: 'session.navigated', block: keep });
@@ -93,23 +94,19 @@ export const refreshCommand: Command = {
   },
 };
 
-/** `/back` (behaviour.md §2.3): pop the history and load that entry; a failed load restores it. */
+/** `/back` (behaviour.md §2.3): load the newest history entry, which leaves the history; a failed load keeps it. */
 export const backCommand: Command = {
   name: 'back',
   async run(ctx) {
     const { session } = ctx;
     if (session.ref.type === 'hub') return fail('INVALID_TARGET', HUB_ONLY_MESSAGE);
-    const st = topicState(session);
-    const entry = st.history.pop();
+    const entry = session.history.at(-1);
     if (!entry) return fail('INVALID_TARGET', 'No previous document in this topic.');
     const anchor = entry.anchor ? entry.anchor.replace(/^#/, '') : null;
-    let r = await loadAndSet(ctx, entry.source, anchor, false);
+    let r = await loadAndSet(ctx, historySource(entry), anchor, 'pop');
     // An anchor that no longer exists: go back to the whole document rather than fail.
-    if (isResult(r) && anchor !== null && r.code === 'NOT_FOUND' && r.body.includes('Anchor not found')) r = await loadAndSet(ctx, entry.source, null, false);
-    if (isResult(r)) {
-      st.history.push(entry);
-      return r;
-    }
+    if (isResult(r) && anchor !== null && r.code === 'NOT_FOUND' && r.body.includes('Anchor not found')) r = await loadAndSet(ctx, historySource(entry), null, 'pop');
+    if (isResult(r)) return r;
     return output(ctx, 'Back to', r, r.anchorText !== undefined ? anchor : null);
   },
 };

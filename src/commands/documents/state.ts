@@ -1,4 +1,3 @@
-import { HISTORY_MAX } from '../../domain/limits.js';
 import type { HistoryRef, OpenDocument, SessionState } from '../../domain/session.js';
 import type { CommandContext } from '../types.js';
 import type { DocWarning } from '../../sfmd/types.js';
@@ -43,71 +42,36 @@ export interface DocData {
   warnings: DocWarning[];
 }
 
-/** A history entry (behaviour.md §3.6) with what is needed to load it again. */
-export interface HistoryEntry {
-  uri: string;
-  anchor: string | null;
-  source: DocSource;
-}
-
-/** An undo record of one file (behaviour.md §2.5). */
-export interface UndoRecord {
-  command: string;
-  /** Content before the edit, or null when the edit created the file; undefined when too large to keep. */
-  before: Buffer | null | undefined;
-  /** sha256 of the content the edit left. */
-  afterHash: string;
-  display: string;
-}
-
-/** Per-topic state of the documents feature kept in `session.ext`. */
-export interface DocsTopicState {
-  history: HistoryEntry[];
-  /** Read records: real path → sha256 of the content last read or written here. */
-  reads: Map<string, string>;
-  undo: Map<string, UndoRecord>;
-  /** Paths with undo records, most recent last. */
-  undoOrder: string[];
-}
-
-const EXT_KEY = 'documents';
-
-/** The documents state of a session, created on first use. */
-export function topicState(s: SessionState): DocsTopicState {
-  let st = s.ext.get(EXT_KEY) as DocsTopicState | undefined;
-  if (!st) {
-    st = { history: [], reads: new Map(), undo: new Map(), undoOrder: [] };
-    s.ext.set(EXT_KEY, st);
-  }
-  return st;
-}
-
 /** The documents data of the session's current document, if any. */
 export function docData(s: SessionState): DocData | undefined {
   const d = s.doc?.data as DocData | undefined;
   return d && typeof d === 'object' && 'loaded' in d ? d : undefined;
 }
 
-/** Push the current document to this feature's history (behaviour.md §3.6: at most 50, oldest dropped). */
-export function pushHistory(s: SessionState): void {
-  const cur = docData(s);
-  if (!s.doc || !cur) return;
-  const st = topicState(s);
-  st.history.push({ uri: s.doc.uri, anchor: s.doc.currentBlock, source: cur.source });
-  while (st.history.length > HISTORY_MAX) st.history.shift();
+/** Where a history entry is loaded from (this layer made it: `source` is a DocSource). */
+export function historySource(h: HistoryRef): DocSource {
+  return h.source as DocSource;
 }
 
-/** The (uri, anchor) form of this feature's history, as the session shows it to readers. */
-function historyRefs(s: SessionState): HistoryRef[] {
-  return topicState(s).history.map((h) => ({ uri: h.uri, anchor: h.anchor }));
-}
+/** How an open changes the history (behaviour.md §3.6): push the document it replaces, pop the entry it goes back to, or neither. */
+export type HistoryStep = 'push' | 'pop' | 'keep';
 
-/** Make `data` the current document (anchor `block` or null) with its page shortcuts: one `session.opened` change. */
-export function setCurrent(ctx: Pick<CommandContext, 'session' | 'change'>, data: DocData, block: string | null): void {
+/**
+ * Make `data` the current document (anchor `block` or null) with its page shortcuts, the history
+ * step and, for a local file, its read record: one `session.opened` change.
+ */
+export function setCurrent(ctx: Pick<CommandContext, 'session' | 'change'>, data: DocData, block: string | null, step: HistoryStep = 'keep'): void {
   const s = ctx.session;
   const doc: OpenDocument = { uri: data.loaded.uri, title: data.loaded.doc.title, currentBlock: block, display: data.loaded.display, data };
   const baseDir = data.loaded.origin === 'local' && data.location.kind === 'file' ? data.location.dir : s.baseDir;
-  ctx.change({ type: 'session.opened', doc, pageShortcuts: new Map(pageShortcutTargets(data)), history: historyRefs(s), baseDir });
+  const cur = docData(s);
+  // A document opened again from itself is not pushed (behaviour.md §3.6).
+  const push = step === 'push' && s.doc && cur && s.doc.uri !== data.loaded.uri ? { uri: s.doc.uri, anchor: s.doc.currentBlock, source: cur.source } : undefined;
+  ctx.change({
+    type: 'session.opened', doc, pageShortcuts: new Map(pageShortcutTargets(data)), baseDir,
+    ...(push ? { push } : {}), ...(step === 'pop' ? { pop: true as const } : {}),
+    ...(data.fileHash && data.loaded.path ? { read: { path: data.loaded.path, hash: data.fileHash } } : {}),
+  });
 }
 
 /**
@@ -116,7 +80,6 @@ export function setCurrent(ctx: Pick<CommandContext, 'session' | 'change'>, data
  */
 export function clearDocument(ctx: Pick<CommandContext, 'session' | 'change'>): string | null {
   const display = ctx.session.doc?.display ?? null;
-  topicState(ctx.session).history = [];
   ctx.change({ type: 'session.closed' });
   return display;
 }

@@ -12,7 +12,8 @@ import { sha256 } from './fetch.js';
 import {
   bytesText, commitWrite, countLines, linesText, parentProblem, readExisting, readRequired, resolveFile, splitLines, staleGuard, type FilePath,
 } from './fileOps.js';
-import { topicState } from './state.js';
+import { dropUndoCopy, readUndoCopy } from '../../effects/undoCopies.js';
+import type { UndoRef } from '../../domain/session.js';
 
 const USAGE = {
   write: 'Usage: /write <file> (content on the following lines)',
@@ -49,7 +50,7 @@ export const writeCommand: Command = {
       if (stale) return stale;
     }
     const after = Buffer.from(ctx.body, 'utf8');
-    const note = commitWrite(ctx.session, p, { command: '/write', before, after });
+    const note = commitWrite(ctx, p, { command: '/write', before, after });
     const size = `${bytesText(after.length)}, ${linesText(countLines(ctx.body))}`;
     return confirm(before === null ? `Created ${p.display} (${size})${note}` : `Replaced ${p.display} (${size}; was ${bytesText(before.length)})${note}`);
   },
@@ -84,12 +85,12 @@ export const appendCommand: Command = {
     if (before === null) {
       const blocked = missingParent(ctx, p);
       if (blocked) return blocked;
-      const note = commitWrite(ctx.session, p, { command: '/append', before: null, after: add });
+      const note = commitWrite(ctx, p, { command: '/append', before: null, after: add });
       return confirm(`Created ${p.display} (${bytesText(add.length)}, ${linesText(countLines(ctx.body))})${note}`);
     }
     const sep = before.length > 0 && add.length > 0 && before[before.length - 1] !== 0x0a ? Buffer.from('\n') : Buffer.alloc(0);
     const after = Buffer.concat([before, sep, add]);
-    const note = commitWrite(ctx.session, p, { command: '/append', before, after });
+    const note = commitWrite(ctx, p, { command: '/append', before, after });
     return confirm(`Appended ${bytesText(add.length)} to ${p.display} (now ${bytesText(after.length)}, ${linesText(countLines(after.toString('utf8')))})${note}`);
   },
 };
@@ -123,7 +124,7 @@ function replaceLines(ctx: CommandContext, p: FilePath, before: Buffer, spec: st
   const out = [...lines.slice(0, r.a - 1), ...neu, ...lines.slice(r.b)];
   const trailing = text.endsWith('\n') && out.length > 0 ? '\n' : '';
   const after = Buffer.from(out.join('\n') + trailing, 'utf8');
-  const note = commitWrite(ctx.session, p, { command: '/replace', before, after });
+  const note = commitWrite(ctx, p, { command: '/replace', before, after });
   const which = r.a === r.b ? `line ${r.a}` : `lines ${r.a}-${r.b}`;
   return confirm(`Replaced ${which} of ${p.display} with ${linesText(neu.length)} (now ${linesText(out.length)})${note}`);
 }
@@ -135,7 +136,7 @@ function replaceText(ctx: CommandContext, p: FilePath, before: Buffer, o: { old:
   if (n === 0) return fail('NOT_FOUND', `Text not found in ${p.display}`);
   if (n > 1 && !o.all) return fail('CONFLICT', `Text matches ${n} times in ${p.display}; add --all or include more context`);
   const out = o.all ? text.split(o.old).join(o.neu) : text.replace(o.old, () => o.neu);
-  const note = commitWrite(ctx.session, p, { command: '/replace', before, after: Buffer.from(out, 'utf8') });
+  const note = commitWrite(ctx, p, { command: '/replace', before, after: Buffer.from(out, 'utf8') });
   return confirm(`Replaced ${n} ${n === 1 ? 'occurrence' : 'occurrences'} in ${p.display}${note}`);
 }
 
@@ -165,29 +166,33 @@ export const replaceCommand: Command = {
 export const undoCommand: Command = {
   name: 'undo',
   run(ctx) {
-    const st = topicState(ctx.session);
+    const { undo } = ctx.session;
     const words = splitArgs(ctx.args);
     if (!words || words.length > 1) return fail('INVALID_ARGS', 'Usage: /undo [<file>]');
-    let abs: string | undefined;
+    let rec: UndoRef | undefined;
     if (words.length === 1) {
       const p = resolveFile(ctx, words[0].text);
       if ('ok' in p) return p;
-      abs = p.abs;
-    } else abs = st.undoOrder[st.undoOrder.length - 1];
-    const rec = abs !== undefined ? st.undo.get(abs) : undefined;
-    if (abs === undefined || !rec) return fail('NOT_FOUND', 'Nothing to undo.');
+      rec = undo.find((u) => u.path === p.abs);
+    } else rec = undo.at(-1);
+    if (!rec) return fail('NOT_FOUND', 'Nothing to undo.');
     // Removed, replaced by a FIFO or grown past the limit since the edit: a change after the edit (checked below).
-    const read = readAgentFile(abs, FILE_COMMAND_MAX_BYTES);
+    const read = readAgentFile(rec.path, FILE_COMMAND_MAX_BYTES);
     if (isFileRefusal(read) || sha256(read.data) !== rec.afterHash) return fail('CONFLICT', `${rec.display} changed after the edit; not undone`);
-    st.undo.delete(abs);
-    st.undoOrder = st.undoOrder.filter((x) => x !== abs);
-    if (rec.before === null || rec.before === undefined) {
-      unlinkSync(abs);
-      st.reads.delete(abs);
+    if (rec.copy === null) {
+      unlinkSync(rec.path);
+      ctx.change({ type: 'session.undone', path: rec.path, hash: null });
       return confirm(`Undid ${rec.command} on ${rec.display} (file removed)`);
     }
-    writeFileAtomic(abs, rec.before, read.mode);
-    st.reads.set(abs, sha256(rec.before));
+    const before = readUndoCopy(rec.copy);
+    if (before === null) {
+      // The copy went with the agent's state folder: the record cannot be used.
+      ctx.change({ type: 'session.undone', path: rec.path, hash: sha256(read.data) });
+      return fail('NOT_FOUND', 'Nothing to undo.');
+    }
+    writeFileAtomic(rec.path, before, read.mode);
+    dropUndoCopy(rec.copy);
+    ctx.change({ type: 'session.undone', path: rec.path, hash: sha256(before) });
     return confirm(`Undid ${rec.command} on ${rec.display}`);
   },
 };
