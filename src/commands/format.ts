@@ -4,7 +4,7 @@ export { columns } from '../domain/text.js';
 
 /** A shortcut value as printed by /info (behaviour.md §2.3: tuples as `(a, b)`). */
 export function shortcutText(v: ShortcutValue): string {
-  return Array.isArray(v) ? `(${v.join(', ')})` : v;
+  return typeof v === 'string' ? v : `(${v.join(', ')})`;
 }
 
 /** Display of a path inside or outside the home (behaviour.md §1.4). */

@@ -16,7 +16,7 @@ export interface OpenDocument {
 }
 
 /** A shortcut value: text or a tuple (behaviour.md §3.7, §4.11). */
-export type ShortcutValue = string | string[];
+export type ShortcutValue = string | readonly string[];
 
 /**
  * One entry of a topic's document history (behaviour.md §3.6), with what the documents layer needs

@@ -12,12 +12,12 @@ export type HubName = (typeof HUB_NAMES)[number];
 /** A parsed topic (behaviour.md §1.3). */
 export interface TopicRef {
   /** Canonical form: the trimmed string. */
-  topic: string;
-  type: TopicType | UserTopicType;
+  readonly topic: string;
+  readonly type: TopicType | UserTopicType;
   /** `app:<name>` package name, `bash:<name>` shell name, hub name or tab name. */
-  name: string;
+  readonly name: string;
   /** `app:<name>:<config>` config part. */
-  config?: string;
+  readonly config?: string;
 }
 
 /**

@@ -143,8 +143,8 @@ export function normaliseDefault(field: FieldDef, text: string, home: string): F
 
 /** Convert a shortcut value to a field value (a scalar shortcut is a 1-slot tuple for tuple fields). */
 export function fromShortcut(field: FieldDef, v: ShortcutValue): FieldValue {
-  if (field.type === 'tuple') return Array.isArray(v) ? v : [v];
-  return v;
+  if (typeof v === 'string') return field.type === 'tuple' ? [v] : v;
+  return [...v];
 }
 
 /** `{name}` text of a value: tuples join their slots with `,` (spec §4.11). */

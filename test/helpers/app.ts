@@ -5,6 +5,7 @@ import { closeServer, compose, listen, type Composition } from '../../src/daemon
 import type { Clock } from '../../src/domain/ports.js';
 import { LoomClient } from '../../src/client/index.js';
 import { tempDir } from './daemon.js';
+import { freezeTopicContexts } from './deepFreeze.js';
 import type { WireJson } from './json.js';
 
 /** An in-process daemon for contract tests (createApp on port 0, memory agent registry). */
@@ -15,6 +16,8 @@ export interface TestApp {
   base: string;
   dataDir: string;
   shutdowns: number;
+  /** What the topic-context freezer could not freeze (a buffer, a function); `close` fails when any. */
+  frozenProblems: string[];
   client(agentId?: string): LoomClient;
   close(): Promise<void>;
 }
@@ -25,14 +28,19 @@ export async function startApp(opts: { clock?: Clock; memory?: boolean; env?: Re
   const config = loadConfig({ SVC_DATA_DIR: dataDir, SVC_PORT: '1', ...(opts.env ?? {}) });
   const t = { shutdowns: 0 } as TestApp;
   const c = await compose(config, { clock: opts.clock, memory: opts.memory ?? true, onShutdown: () => { t.shutdowns++; }, queue: opts.queue });
+  // Every in-process suite runs over frozen topic contexts: a command that writes its session in
+  // place instead of returning a change throws (architecture.md "One read model").
+  const frozen = freezeTopicContexts((o) => c.system.inspection.observe(o));
   const server = await listen(c, 0);
   const port = (server.address() as { port: number }).port;
   return Object.assign(t, {
-    c, server, port, dataDir, base: `http://127.0.0.1:${port}`,
+    c, server, port, dataDir, base: `http://127.0.0.1:${port}`, frozenProblems: frozen.problems,
     client: (agentId?: string) => new LoomClient(`http://127.0.0.1:${port}`, agentId, c.ctx.wire),
     async close() {
+      frozen.stop();
       await c.system.shutdown();
       await closeServer(server);
+      if (frozen.problems.length > 0) throw new Error(`topic context holds what is not data: ${frozen.problems.slice(0, 5).join('; ')}`);
     },
   });
 }

@@ -3,7 +3,7 @@ import { dirname, posix, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { PACKAGE_NAME_RE } from '../../domain/ids.js';
 import { fail, type CommandResult } from '../../domain/result.js';
-import type { SessionState } from '../../domain/session.js';
+import type { SessionState, ShortcutValue } from '../../domain/session.js';
 import { displayOf, expandPath, isRefusal, resolveInWorkspace, type PathRefusal } from '../../effects/workspace.js';
 import type { CommandContext } from '../types.js';
 import { docData, type DocSource, type Location } from './state.js';
@@ -65,7 +65,7 @@ export function fileNotFound(abs: string, home: string): CommandResult {
 }
 
 /** A shortcut value: value shortcuts, page shortcuts, then (beyond spec) a menu entry with that id in exactly one menu. */
-export function lookupShortcut(s: SessionState, id: string): string | string[] | undefined {
+export function lookupShortcut(s: SessionState, id: string): ShortcutValue | undefined {
   const v = s.valueShortcuts.get(id) ?? s.pageShortcuts.get(id);
   if (v !== undefined || id.includes('.')) return v;
   const hits = [...s.pageShortcuts.entries()].filter(([k]) => k.endsWith(`.${id}`) && k.indexOf('.') === k.length - id.length - 1);
@@ -97,7 +97,7 @@ export function resolveTarget(ctx: CommandContext, raw: string): Resolved {
     const id = t.slice(1);
     const v = lookupShortcut(ctx.session, id);
     if (v === undefined) return { type: 'error', result: fail('NOT_FOUND', `Unknown shortcut: @${id}`) };
-    if (Array.isArray(v)) return { type: 'error', result: fail('INVALID_TARGET', `@${id} holds a value, not a link: (${v.join(', ')})`) };
+    if (typeof v !== 'string') return { type: 'error', result: fail('INVALID_TARGET', `@${id} holds a value, not a link: (${v.join(', ')})`) };
     return resolveLink(ctx, v);
   }
   return resolveLink(ctx, t);
