@@ -21,6 +21,7 @@ export interface Seen {
   bodySha: string;
 }
 
+/** Listen on an ephemeral loopback port; resolves with the port. */
 export async function listen(server: Server | TcpServer): Promise<number> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   return (server.address() as AddressInfo).port;
@@ -65,6 +66,7 @@ export interface RawResponse {
   body: string;
 }
 
+/** Split a raw HTTP response into status, headers and body. */
 export function parseRaw(text: string): RawResponse {
   const end = text.indexOf('\r\n\r\n');
   const head = (end < 0 ? text : text.slice(0, end)).split('\r\n');
