@@ -48,4 +48,21 @@ describe('removeLeftoverTemps', () => {
     const r = removeLeftoverTemps(tempDir());
     expect([r.removed, r.stateFolders.has('leo'), r.stateFolders.plainAgentFolder('leo')]).toEqual([0, false, false]);
   });
+  it('when state folders hold undo copies of an earlier run, then they are removed (sessions end with the run); an undo link loses only itself, a data-folder entry named undo stays', () => {
+    const dir = tempDir();
+    const outside = tempDir();
+    writeFileSync(join(outside, 'keep.txt'), 'kept');
+    mkdirSync(join(dir, 'agents', 'leo', 'state', 'undo', '7'), { recursive: true });
+    writeFileSync(join(dir, 'agents', 'leo', 'state', 'undo', '7', 'a'.repeat(64) + '.0a1b2c3d'), 'before');
+    writeFileSync(join(dir, 'agents', 'leo', 'state', 'env.json'), '{}');
+    mkdirSync(join(dir, 'agents', 'mia', 'state'), { recursive: true });
+    symlinkSync(outside, join(dir, 'agents', 'mia', 'state', 'undo'));
+    mkdirSync(join(dir, 'undo'));
+    removeLeftoverTemps(dir);
+    expect(existsSync(join(dir, 'agents', 'leo', 'state', 'undo'))).toBe(false);
+    expect(existsSync(join(dir, 'agents', 'leo', 'state', 'env.json'))).toBe(true);
+    expect(existsSync(join(dir, 'agents', 'mia', 'state', 'undo'))).toBe(false);
+    expect(existsSync(join(outside, 'keep.txt'))).toBe(true);
+    expect(existsSync(join(dir, 'undo'))).toBe(true);
+  });
 });
