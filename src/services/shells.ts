@@ -3,7 +3,8 @@ import { displayPath } from '../commands/format.js';
 import type { ConfinePlan } from '../domain/sandbox.js';
 import type { ShellRunOutcome, ShellStateName, ShellView } from '../domain/shell.js';
 import { endAllShells } from '../effects/shellProcess.js';
-import type { ShellContext } from '../machines/shell.js';
+import { lastRunId, type ShellContext, type ShellFinished } from '../machines/shell.js';
+import { ask } from '../actors/ask.js';
 import type { AgentDirectory } from '../actors/directory.js';
 import type { ShellActor } from '../actors/tree.js';
 
@@ -21,8 +22,6 @@ export function shellView(ref: ShellActor): ShellView {
  * (`shell:<agent>/<topic>`, children of their topics).
  */
 export class BashShells implements BashServices {
-  private runs = 0;
-
   constructor(private readonly directory: AgentDirectory) {}
 
   private view(t: TopicStatus): ShellView | null {
@@ -63,22 +62,13 @@ export class BashShells implements BashServices {
     if (ctx.signal.aborted) return Promise.resolve({ kind: 'closed' });
     const shell = this.directory.openShell(agentId, topicRef.topic, () => ({ agentId, topic: topicRef.topic, home: ctx.agent.home, env: req.env(), ...(req.confine ? { confine: req.confine } : {}) }));
     if (!shell) return Promise.resolve({ kind: 'closed' });
-    const runId = `r${++this.runs}`;
-    return new Promise((resolve) => {
-      let settled = false;
-      const settle = (outcome: ShellRunOutcome) => {
-        if (settled) return;
-        settled = true;
-        sub.unsubscribe();
-        ctx.signal.removeEventListener('abort', onAbort);
-        resolve(outcome);
-      };
-      // The session ended (DELETE /sessions, agent deletion): the topic closes the shell; answer now.
-      const onAbort = () => settle({ kind: 'closed' });
-      const sub = shell.on('shell.finished', (ev) => { if (ev.runId === runId) settle(ev.outcome); });
-      ctx.signal.addEventListener('abort', onAbort, { once: true });
-      shell.send({ type: 'shell.run', runId, text: req.text, timeoutMs: req.timeoutMs });
-    });
+    // The session ended (DELETE /sessions, agent deletion): the topic closes the shell; answer now.
+    return ask<typeof shell, ShellRunOutcome>(shell, { type: 'shell.run', text: req.text, timeoutMs: req.timeoutMs }, {
+      id: (snap) => lastRunId(snap.context),
+      on: 'shell.finished',
+      answer: (ev, runId) => ((ev as ShellFinished).runId === runId ? (ev as ShellFinished).outcome : undefined),
+      ended: () => ({ kind: 'closed' }),
+    }, { signal: ctx.signal, onAbort: () => ({ kind: 'closed' }) });
   }
 
   /** Daemon shutdown: close every shell, then wait until their process groups are gone (SIGKILL after 2 s). */
