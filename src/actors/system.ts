@@ -245,6 +245,11 @@ export class LoomSystem {
     return this.directory.closeTopic(agentId, topic, this.deps.clock.now());
   }
 
+  /** GET /sessions rows of an agent (spec §4.6), sorted by topic. */
+  sessionRows(agentId: string): ReturnType<AgentDirectory['sessionRows']> {
+    return this.directory.sessionRows(agentId);
+  }
+
   /** Open topics of an agent with queue state, sorted by topic. */
   topicStatuses(agentId: string): TopicStatus[] {
     return this.directory.topics(agentId);

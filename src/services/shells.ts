@@ -1,5 +1,5 @@
-import type { BashServices, CommandContext, TopicStatus } from '../commands/types.js';
-import { displayPath } from '../commands/format.js';
+import type { CommandCaller, TopicStatus } from '../domain/commandCaller.js';
+import { displayPath } from '../domain/displayPath.js';
 import type { ConfinePlan } from '../domain/sandbox.js';
 import type { ShellRunOutcome, ShellStateName, ShellView } from '../domain/shell.js';
 import { endAllShells } from '../effects/shellProcess.js';
@@ -21,7 +21,7 @@ export function shellView(ref: ShellActor): ShellView {
  * /topics (§2.11) and the bash hub (§2.12). The shells themselves are actors of the tree
  * (`shell:<agent>/<topic>`, children of their topics).
  */
-export class BashShells implements BashServices {
+export class BashShells {
   constructor(private readonly directory: AgentDirectory) {}
 
   private view(t: TopicStatus): ShellView | null {
@@ -50,14 +50,14 @@ export class BashShells implements BashServices {
     return parts.join(' · ');
   }
 
-  closeShell(ctx: CommandContext): boolean {
+  closeShell(ctx: CommandCaller): boolean {
     const ref = this.directory.shell(ctx.session.agentId, ctx.session.ref.topic);
     if (!ref || ref.getSnapshot().status !== 'active') return false;
     ref.send({ type: 'shell.close' });
     return true;
   }
 
-  run(ctx: CommandContext, req: { text: string; timeoutMs: number; env: () => NodeJS.ProcessEnv; confine?: ConfinePlan }): Promise<ShellRunOutcome> {
+  run(ctx: CommandCaller, req: { text: string; timeoutMs: number; env: () => NodeJS.ProcessEnv; confine?: ConfinePlan }): Promise<ShellRunOutcome> {
     const { agentId, ref: topicRef } = ctx.session;
     if (ctx.signal.aborted) return Promise.resolve({ kind: 'closed' });
     const shell = this.directory.openShell(agentId, topicRef.topic, () => ({ agentId, topic: topicRef.topic, home: ctx.agent.home, env: req.env(), ...(req.confine ? { confine: req.confine } : {}) }));

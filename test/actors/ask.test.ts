@@ -39,7 +39,7 @@ const start = () => createActor(echo).start();
 const reply: Reply<Echo, string> = {
   id: (snap) => `p${snap.context.asked}`,
   on: 'pong',
-  answer: (ev, id) => ((ev as { id: string }).id === id ? `answered ${id}` : undefined),
+  answer: (ev, id) => ((ev as unknown as { id: string }).id === id ? `answered ${id}` : undefined),
   ended: (snap) => new Error(`ended after ${snap.output?.stopped ?? 0}`),
 };
 
