@@ -32,7 +32,7 @@ export function escapeSkipReason(): string | null {
 }
 
 /** `describe`, or `describe.skip` with the reason printed once, for one suite file. */
-export function escapeSuite(file: string): { suite: typeof describe; reason: string | null } {
+export function escapeSuite(file: string): { suite: typeof describe | typeof describe.skip; reason: string | null } {
   const reason = escapeSkipReason();
   if (reason) process.stderr.write(`${file}: skipped: ${reason}\n`);
   return { suite: reason ? describe.skip : describe, reason };
