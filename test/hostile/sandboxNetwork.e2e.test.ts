@@ -55,7 +55,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const x of started) await x.stop();
-  for (const s of stubs) await new Promise((r) => s.close(r));
+  for (const s of stubs) {
+    s.closeAllConnections();
+    await new Promise((r) => s.close(r));
+  }
 });
 
 /** One /exec as an agent: ok, the whole body, what the command printed and head.meta. */
@@ -117,7 +120,7 @@ suite('behaviour.md §15.2 network policy through the egress proxy', () => {
   });
 
   it('allow: when curl connects to the listed server directly (no proxy), then the kernel refuses it (exit 7)', async () => {
-    expect((await exec('allow', `curl --noproxy '*' -sS http://127.0.0.1:${port}/; echo "exit=$?"`)).out).toMatch(/exit=7$/);
+    expect((await exec('allow', `curl --noproxy '*' -sS http://127.0.0.1:${port}/ 2>&1; echo "exit=$?"`)).out).toMatch(/exit=7$/);
   });
 
   it('open: when curl connects directly, then it is reached as without the sandbox, and no proxy variables are set', async () => {
@@ -127,7 +130,7 @@ suite('behaviour.md §15.2 network policy through the egress proxy', () => {
 
   it('none: when curl tries the server directly or through a proxy address, then nothing is reached and no proxy variables are set', async () => {
     const before = hits;
-    const r = await exec('none', `env | grep -Eci '^(http|https|all|no|loom)_proxy='; curl --noproxy '*' -sS http://127.0.0.1:${port}/; echo "exit=$?"; curl -sS -x "http://127.0.0.1:$SVC_PORT" http://127.0.0.1:${port}/; echo "exit=$?"`);
+    const r = await exec('none', `env | grep -Eci '^(http|https|all|no|loom)_proxy='; curl --noproxy '*' -sS http://127.0.0.1:${port}/ 2>&1; echo "exit=$?"; curl -sS -x "http://127.0.0.1:$SVC_PORT" http://127.0.0.1:${port}/ 2>&1; echo "exit=$?"`);
     expect(r.out).toMatch(/^0\n/);
     expect(r.out).toMatch(/exit=7\n.*\nexit=7$/s);
     expect(hits).toBe(before);

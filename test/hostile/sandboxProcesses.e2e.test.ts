@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LoomClient } from '../../src/client/index.js';
 import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
@@ -133,7 +133,9 @@ suite('behaviour.md §15.1 processes: a confined command sees only its own PID n
   });
 
   it.each<Channel>(['exec', 'cli'])("%s: when another agent's CLI action runs with an API key in its environment, then its environ and cmdline are out of reach", async (channel) => {
-    writeFileSync(join(bHome, 'probe.sh'), `sleep 3 # ${channel}\n`);
+    // b's action runs until the test lets it end (at most 10 s).
+    rmSync(join(bHome, 'release'), { force: true });
+    writeFileSync(join(bHome, 'probe.sh'), `for i in $(seq 100); do [ -e release ] && break; sleep 0.1; done # ${channel}\n`);
     const running = run(b, 'doc', '/act.probe');
     const pid = await waitForPid(SECRET);
     // The probe is real: from outside, as the user, that process's environment holds the key.
@@ -148,6 +150,7 @@ suite('behaviour.md §15.1 processes: a confined command sees only its own PID n
     expect(out).toContain(`cat: /proc/${pid}/environ: No such file or directory`);
     expect(out).toContain(`cat: /proc/${pid}/cmdline: No such file or directory`);
     expect(out).toMatch(/No such process\nexit=1$/);
+    writeFileSync(join(bHome, 'release'), '');
     expect((await running).ok).toBe(true);
   }, 15000);
 });

@@ -1,9 +1,8 @@
-import { createRequire } from 'node:module';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe } from '@jest/globals';
 import type { LoomClient } from '../../src/client/index.js';
-import { kernelLandlockAbi, run, skipReason, type Ran } from '../sandbox/support.js';
+import { guaranteesSkipReason, run, type Ran } from '../sandbox/support.js';
 
 /**
  * Shared pieces of the sandbox escape suites (test/hostile/sandbox*.e2e.test.ts, behaviour.md
@@ -16,24 +15,9 @@ export const ACTS_AS_SELF = '{"error":"Forbidden: a sandboxed agent acts only as
 /** behaviour.md §15.3: the body of a request from inside to a route that changes agents or the daemon. */
 export const NOT_FROM_INSIDE = '{"error":"Forbidden: not allowed from inside the sandbox"}';
 
-/** Why this machine cannot enforce all four guarantees (files, network, processes, terminals), or null. */
-export function escapeSkipReason(): string | null {
-  const base = skipReason();
-  if (base) return base;
-  const abi = kernelLandlockAbi();
-  if (abi < 6) return `this kernel's Landlock ABI ${abi} lacks TCP rules or scopes (ABI 6, Linux 6.12), so a workspace agent's commands are refused`;
-  try {
-    const lib = createRequire(import.meta.url)(join(process.cwd(), 'build', 'Release', 'loom_spawn.node')) as { probeNamespaces?: () => string };
-    const problem = lib.probeNamespaces?.() ?? 'the native helper has no namespace probe';
-    return problem === '' ? null : `no private PID namespace here (${problem}), so a workspace agent's commands are refused`;
-  } catch (err) {
-    return `the native helper does not load (${(err as Error).message})`;
-  }
-}
-
 /** `describe`, or `describe.skip` with the reason printed once, for one suite file. */
 export function escapeSuite(file: string): { suite: typeof describe | typeof describe.skip; reason: string | null } {
-  const reason = escapeSkipReason();
+  const reason = guaranteesSkipReason();
   if (reason) process.stderr.write(`${file}: skipped: ${reason}\n`);
   return { suite: reason ? describe.skip : describe, reason };
 }
@@ -48,10 +32,13 @@ export function output(body: string): string {
 export type Channel = 'exec' | 'bash' | 'cli';
 
 /**
- * Run one shell line for the agent of `c` through `channel`; a CLI action runs `./probe.sh` of the
- * document already open in topic `doc` (test/sandbox/support.ts PROBE_DOC), which gets the line.
+ * Run one shell line for the agent of `c` through `channel`, its error output merged into its
+ * output; a CLI action runs `./probe.sh` of the document already open in topic `doc`
+ * (test/sandbox/support.ts PROBE_DOC), which gets the line.
  */
-export async function attempt(c: LoomClient, home: string, channel: Channel, line: string): Promise<Ran & { out: string }> {
+export async function attempt(c: LoomClient, home: string, channel: Channel, shell: string): Promise<Ran & { out: string }> {
+  // One stream: a one-shot command's stdout and stderr are two pipes, read in no set order.
+  const line = `{ ${shell}; } 2>&1`;
   if (channel === 'cli') {
     writeFileSync(join(home, 'probe.sh'), `${line}\n`);
     const r = await run(c, 'doc', '/act.probe');
