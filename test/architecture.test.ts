@@ -16,8 +16,9 @@ const ALLOWED: Record<string, string[]> = {
   effects: ['domain', 'sfmd', 'effects', 'adapters'],
   commands: ['domain', 'sfmd', 'commands', 'effects'],
   actors: ['domain', 'machines', 'commands', 'effects', 'actors', 'sfmd', 'adapters'],
-  // Plain services over the tree (capabilities, events, installs, traces, inspection, shells).
-  services: ['domain', 'machines', 'commands', 'effects', 'actors', 'services', 'sfmd', 'adapters'],
+  // Plain services over the tree (capabilities, events, installs, traces, inspection, shells). Never
+  // a command: what commands and services share (the caller, daemon facts) is in domain/commandCaller.ts.
+  services: ['domain', 'machines', 'effects', 'actors', 'services', 'sfmd', 'adapters'],
   // The only files that use a dependency's private internals (each pinned by a test, its cost in docs/adapters.md).
   adapters: ['domain', 'adapters'],
   mcp: ['domain', 'mcp', 'actors'],
@@ -164,6 +165,19 @@ describe('docs/architecture.md names only files that exist', () => {
 });
 
 describe('small files (architecture.md house habits)', () => {
+  it('each route file only translates HTTP: at most 80 lines, and no store, effect or command imported', () => {
+    const routes = files(join(src, 'http', 'routes'));
+    expect(routes.length).toBeGreaterThan(5);
+    const long = routes.map((f) => [relative(src, f), readFileSync(f, 'utf8').split('\n').length - 1] as const).filter(([, n]) => n > 80);
+    const reaching = routes.flatMap((f) => specifiers(readFileSync(f, 'utf8')).filter((sp) => sp.startsWith('.') && ['effects', 'stores', 'commands'].includes(layerOf(target(f, sp)))).map((sp) => `${relative(src, f)} -> ${sp}`));
+    expect({ long, reaching }).toEqual({ long: [], reaching: [] });
+  });
+
+  it('no route reaches around the facade into its directory', () => {
+    const around = files(join(src, 'http', 'routes')).filter((f) => /\bsystem\.directory\b/.test(readFileSync(f, 'utf8'))).map((f) => relative(src, f));
+    expect(around).toEqual([]);
+  });
+
   it('no file in src/actors is over 300 lines', () => {
     const long = files(join(src, 'actors')).map((f) => [relative(src, f), readFileSync(f, 'utf8').split('\n').length - 1] as const).filter(([, n]) => n > 300);
     expect(long).toEqual([]);

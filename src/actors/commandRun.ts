@@ -8,6 +8,8 @@ import { SessionDraft, sessionMeta, type SessionChange, type SessionEvent, type 
 import type { SessionSignals } from './sessionSignals.js';
 import type { CommandEvent, HeadMeta, Ticket, TicketOutcome } from '../domain/ticket.js';
 import type { TopicActor } from './tree.js';
+import { lastTicketId, type NewTicket } from '../machines/topicQueue.js';
+import { sendForId } from './ask.js';
 
 /**
  * Run one ticket's command in a session: the one command path of /exec and /mcp (architecture.md
@@ -79,6 +81,32 @@ export function guarded(listener: TicketListener, ev: CommandEvent): void {
   } catch (err) {
     process.emitWarning(`listener of ${ev.type} ${ev.ticket.id} failed: ${errorMessage(err)}`);
   }
+}
+
+/**
+ * Hand a ticket to its topic (spec §3): `exec` queues, `mcp` runs only when idle (behaviour.md
+ * §10.3). The topic gives the ticket its id as it takes it; what it emitted for the ticket in that
+ * step goes to `listener` now, the rest through `listeners` (the map of followTopic) until its outcome.
+ */
+export function submitTicket(actor: TopicActor, listeners: Map<string, TicketListener>, ticket: NewTicket, listener: TicketListener): Submission {
+  const sent = sendForId(actor, { type: ticket.via === 'mcp' ? 'command.try' : 'command.arrive', ticket }, (snap) => lastTicketId(snap.context));
+  const ticketId = sent.id;
+  let over = false;
+  for (const ev of sent.emitted as Array<CommandEvent | SessionEvent>) {
+    if (!('ticket' in ev) || ev.ticket.id !== ticketId) continue;
+    over ||= ev.type === 'command.finished' || ev.type === 'command.refused';
+    guarded(listener, ev);
+  }
+  if (!over) listeners.set(ticketId, listener);
+  return {
+    ticketId,
+    leave: () => {
+      // A running command goes on and its result is discarded (behaviour.md §9.4).
+      if (actor.getSnapshot().context.running?.id === ticketId) return;
+      actor.send({ type: 'command.leave', ticketId });
+      listeners.delete(ticketId);
+    },
+  };
 }
 
 /**

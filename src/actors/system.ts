@@ -7,16 +7,15 @@ import type { PackageRecord } from '../domain/ports.js';
 import { LoomError } from '../domain/errors.js';
 import { WIRES, nounTitle, unknownIdentity, type WireDescription } from '../domain/wire.js';
 import type { InstallProgress } from '../domain/install.js';
-import type { QueueLimits, Ticket } from '../domain/ticket.js';
+import type { QueueLimits } from '../domain/ticket.js';
 import type { HubName, TopicRef } from '../domain/topic.js';
 import { topicSystemId, type AgentProfile, type DeleteCounts } from '../machines/agent.js';
-import { nextTicketId } from '../machines/topicQueue.js';
 import { checkAgentRoots, createHome } from '../effects/homePolicy.js';
 import { realpathPrefix } from '../effects/workspace.js';
 import { effectiveNetwork, effectiveSandbox } from '../domain/sandbox.js';
 import { confinementChanged, nextProfile } from '../domain/agentProfile.js';
 import { killAll } from '../effects/processes.js';
-import { followTopic, runTicket, type Submission, type TicketListener } from './commandRun.js';
+import { followTopic, runTicket, submitTicket, type Submission, type TicketListener } from './commandRun.js';
 import { purgeHome, purgeRefusal } from '../effects/homePurge.js';
 import { deleteAgentActor } from './agentDeletion.js';
 import { FeatureSet, type SystemContribution } from './contributions.js';
@@ -240,26 +239,18 @@ export class LoomSystem {
    */
   submit(req: CommandRequest, listener: TicketListener): Submission {
     const actor = this.wakeTopic(req.agentId, req.ref);
-    const ticket: Ticket = {
-      id: nextTicketId(actor.getSnapshot().context), cmd: req.cmd, requestId: req.requestId, via: req.via, queuedAt: this.deps.clock.now(), startedAt: null,
-    };
-    const listeners = this.tickets.get(actor) as Map<string, TicketListener>;
-    listeners.set(ticket.id, listener);
-    actor.send({ type: req.via === 'mcp' ? 'command.try' : 'command.arrive', ticket });
-    return {
-      ticketId: ticket.id,
-      leave: () => {
-        // A running command goes on and its result is discarded (behaviour.md §9.4).
-        if (actor.getSnapshot().context.running?.id === ticket.id) return;
-        actor.send({ type: 'command.leave', ticketId: ticket.id });
-        listeners.delete(ticket.id);
-      },
-    };
+    const ticket = { cmd: req.cmd, requestId: req.requestId, via: req.via, queuedAt: this.deps.clock.now(), startedAt: null };
+    return submitTicket(actor, this.tickets.get(actor) as Map<string, TicketListener>, ticket, listener);
   }
 
   /** DELETE /sessions/{agent_id}/{topic}: false when the topic is not open (spec §4.6). */
   closeSession(agentId: string, topic: string): boolean {
     return this.directory.closeTopic(agentId, topic, this.deps.clock.now());
+  }
+
+  /** GET /sessions rows of an agent (spec §4.6), sorted by topic. */
+  sessionRows(agentId: string): ReturnType<AgentDirectory['sessionRows']> {
+    return this.directory.sessionRows(agentId);
   }
 
   /** Open topics of an agent with queue state, sorted by topic. */

@@ -2,42 +2,14 @@ import type { EventsPort } from '../domain/events.js';
 import type { InstallOutcome, InstallRequest } from '../domain/install.js';
 import type { AgentProfile, Clock, EnvStore, PackageRecord, PackageRegistry } from '../domain/ports.js';
 import type { CommandResult } from '../domain/result.js';
-import type { ConfinePlan, SandboxMode, SandboxSupport } from '../domain/sandbox.js';
-import type { DenialBoard } from '../domain/denials.js';
+import type { ConfinePlan } from '../domain/sandbox.js';
 import type { SessionChange, SessionState } from '../domain/session.js';
 import type { ShellRunOutcome } from '../domain/shell.js';
 import type { HubName } from '../domain/topic.js';
-import type { WireName } from '../domain/wire.js';
 import type { ActionDoc } from '../sfmd/types.js';
+import type { DaemonInfo, TopicStatus } from '../domain/commandCaller.js';
 
-/** Daemon facts that commands print (system hub, /webhook URLs). */
-export interface DaemonInfo {
-  version: string;
-  role: string;
-  label: string;
-  /** The wire this daemon serves (behaviour.md §11); its description is `WIRES[wire]`. */
-  wire: WireName;
-  startedAt: number;
-  /** The bound port (known after listen). */
-  port(): number;
-  /** The data directory. */
-  dataDir: string;
-  /** The sandbox mode of agents registered without one (behaviour.md §15); `none` when absent. */
-  sandbox?: SandboxMode;
-  /** What this machine can confine with (behaviour.md §15 `/describe`); absent: nothing. */
-  sandboxSupport?: () => SandboxSupport;
-  /** The egress proxy (behaviour.md §15.2): its port and an agent's proxy address; null before it listens. */
-  egress?: () => { port: number; url(agentId: string): string } | null;
-  /** What the sandbox refused, per agent and per running command (behaviour.md §15.5). */
-  denials?: DenialBoard;
-}
-
-/** One topic of an agent as /topics and the hubs show it (behaviour.md §2.11). */
-export interface TopicStatus {
-  session: SessionState;
-  executing: boolean;
-  queueLength: number;
-}
+export type { DaemonInfo, TopicStatus } from '../domain/commandCaller.js';
 
 /** Public capability summary for the agent hub (behaviour.md §2.12; filled by the capabilities issue). */
 export interface CapabilitySummary {

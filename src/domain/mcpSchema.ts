@@ -3,7 +3,7 @@ import { CMD_DESCRIPTION, TOOL_DESCRIPTION, TOOL_TITLE, TOPIC_DESCRIPTION } from
 
 /*
  * The zod side of the `loom` tool, apart from mcpTool.ts so that the daemon loads zod and the MCP
- * SDK only when the first POST /mcp arrives (src/http/routes/mcp.ts; docs/architecture.md,
+ * SDK only when the first POST /mcp arrives (src/mcp/serve.ts; docs/architecture.md,
  * "Resident memory").
  */
 

@@ -1,4 +1,5 @@
 import { CapabilityService } from '../services/capabilities.js';
+import { CapabilityRequests } from '../services/capabilityRequests.js';
 import { invalidCapability, parseCapabilitySpec, type CapabilitySpec } from '../domain/capability.js';
 import { FS_VERBS } from '../domain/fsPath.js';
 import { CAPABILITY_MAX_TTL_MS } from '../domain/limits.js';
@@ -50,6 +51,6 @@ export const capabilitiesFeature: Feature = async ({ directory, info, clock }) =
     // The agent's actor has revoked its live capabilities; their records reach the disk here.
     onDelete: () => service.settled(),
     fastRoutes: [fsRoute(fsDeps)],
-    routes: [mountCapabilities(service), mountFs(fsDeps)],
+    routes: [mountCapabilities(new CapabilityRequests(service, (id) => directory.has(id))), mountFs(fsDeps)],
   };
 };

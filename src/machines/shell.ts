@@ -62,10 +62,12 @@ export interface ShellContext extends ShellInput {
   /** Output kept when the running command was interrupted. */
   kept: ShellOutput | null;
   lastCommand: string | null;
+  /** Commands taken so far: the machine gives each its id (`r<n>`) as it takes it. */
+  runs: number;
 }
 
 export type ShellEvent =
-  | ({ type: 'shell.run' } & ShellRun)
+  | ({ type: 'shell.run' } & Omit<ShellRun, 'runId'>)
   | { type: 'shell.close' }
   | { type: 'proc.ready'; pid: number; transport: ShellTransportKind; cwd: string }
   | ({ type: 'proc.done'; exitCode: number; cwd: string } & ShellOutput)
@@ -95,6 +97,13 @@ export interface ShellFinished {
 
 type Ctx = ShellContext;
 const finished = (runId: string, outcome: ShellRunOutcome): ShellFinished => ({ type: 'shell.finished', runId, outcome });
+/** The id of the command the machine took last (what a caller that sent `shell.run` reads back). */
+export const lastRunId = (context: Pick<ShellContext, 'runs'>): string => `r${context.runs}`;
+/** The command of a `shell.run` event, with the id the machine gives it. */
+const take = (context: Ctx, event: ShellEvent): ShellRun => {
+  const e = event as Extract<ShellEvent, { type: 'shell.run' }>;
+  return { runId: lastRunId({ runs: context.runs + 1 }), text: e.text, timeoutMs: e.timeoutMs };
+};
 const firstLine = (text: string) => {
   const line = text.split('\n', 1)[0].trim();
   return line.length > 60 ? `${line.slice(0, 59)}…` : line;
@@ -128,14 +137,16 @@ export const shellMachine = setup({
       enqueue.assign({ run: null, pending: null, kept: null });
     }),
     /** A command arrived while one runs (the topic queue prevents it): refuse it. */
-    refuseBusy: emit(({ event }) => finished((event as ShellRun).runId, { kind: 'failed', message: 'the shell is busy with another command' })),
+    refuseBusy: emit(({ context }) => finished(lastRunId({ runs: context.runs + 1 }), { kind: 'failed', message: 'the shell is busy with another command' })),
+    /** Every `shell.run` taken counts, refused ones included (each has its id). */
+    countRun: assign({ runs: ({ context }) => context.runs + 1 }),
   },
   guards: {
     hasPending: ({ context }) => context.pending !== null,
   },
 }).createMachine({
   id: 'shell',
-  context: ({ input }) => ({ ...input, pid: null, transport: null, cwd: input.home, run: null, pending: null, kept: null, lastCommand: null }),
+  context: ({ input }) => ({ ...input, pid: null, transport: null, cwd: input.home, run: null, pending: null, kept: null, lastCommand: null, runs: 0 }),
   invoke: { id: 'process', src: 'process', input: ({ context }) => ({ cwd: context.home, env: context.env, ...(context.confine ? { confine: context.confine } : {}) }) },
   initial: 'starting',
   on: {
@@ -149,8 +160,8 @@ export const shellMachine = setup({
     starting: {
       on: {
         'shell.run': [
-          { guard: 'hasPending', actions: 'refuseBusy' },
-          { actions: assign({ pending: ({ event }) => ({ runId: event.runId, text: event.text, timeoutMs: event.timeoutMs }) }) },
+          { guard: 'hasPending', actions: ['refuseBusy', 'countRun'] },
+          { actions: assign(({ context, event }) => ({ pending: take(context, event), runs: context.runs + 1 })) },
         ],
         'proc.ready': [
           {
@@ -180,7 +191,7 @@ export const shellMachine = setup({
       on: {
         'shell.run': {
           target: 'running',
-          actions: assign(({ event }) => ({ run: { runId: event.runId, text: event.text, timeoutMs: event.timeoutMs }, lastCommand: firstLine(event.text) })),
+          actions: assign(({ context, event }) => ({ run: take(context, event), runs: context.runs + 1, lastCommand: firstLine(event.text) })),
         },
         'proc.exited': 'ended',
       },
@@ -188,7 +199,7 @@ export const shellMachine = setup({
     running: {
       entry: sendTo('process', ({ context }) => ({ type: 'proc.run' as const, text: (context.run as ShellRun).text })),
       on: {
-        'shell.run': { actions: 'refuseBusy' },
+        'shell.run': { actions: ['refuseBusy', 'countRun'] },
         'proc.done': {
           target: 'ready',
           actions: enqueueTyped(({ enqueue, context, event }) => {
@@ -210,7 +221,7 @@ export const shellMachine = setup({
     interrupting: {
       entry: sendTo('process', { type: 'proc.interrupt' }),
       on: {
-        'shell.run': { actions: 'refuseBusy' },
+        'shell.run': { actions: ['refuseBusy', 'countRun'] },
         'proc.interrupting': { actions: assign({ kept: ({ event }) => ({ output: event.output, omitted: event.omitted }) }) },
         'proc.interrupted': {
           target: 'ready',

@@ -56,8 +56,8 @@ export interface TopicQueueContext {
 }
 
 export type TopicQueueEvent =
-  | { type: 'command.arrive'; ticket: Ticket }
-  | { type: 'command.try'; ticket: Ticket }
+  | { type: 'command.arrive'; ticket: NewTicket }
+  | { type: 'command.try'; ticket: NewTicket }
   | { type: 'command.leave'; ticketId: string }
   | { type: 'command.expire'; ticketId: string }
   | { type: 'command.done'; ticketId: string; result: ExecResult; at: number }
@@ -81,8 +81,14 @@ export function initialTopicContext(input: TopicInput): TopicQueueContext {
 /** Delayed-event id of a waiting ticket's expiry. */
 export const expiryId = (ticketId: string): string => `expire:${ticketId}`;
 
-/** The id the topic gives its next ticket (callers put it on the ticket they send). */
-export const nextTicketId = (context: Pick<TopicQueueContext, 'issued'>): string => `t${context.issued + 1}`;
+/** A ticket as a caller sends it: the topic gives it its id as it takes it. */
+export type NewTicket = Omit<Ticket, 'id'>;
+
+/** The id of the ticket the topic took last (what a caller that sent one reads back). */
+export const lastTicketId = (context: Pick<TopicQueueContext, 'issued'>): string => `t${context.issued}`;
+
+/** The arriving ticket with the id the topic gives it. */
+const issue = (context: Pick<TopicQueueContext, 'issued'>, ticket: NewTicket): Ticket => ({ ...ticket, id: lastTicketId({ issued: context.issued + 1 }) });
 
 type Ctx = TopicQueueContext;
 
@@ -139,7 +145,7 @@ export const topicQueueMachine = setup({
     /** The arriving ticket becomes the running one, started at its arrival. */
     startTicket: assign(({ context, event }) => {
       const { ticket } = event as Extract<TopicQueueEvent, { type: 'command.arrive' | 'command.try' }>;
-      return { issued: context.issued + 1, running: { ...ticket, startedAt: ticket.queuedAt } };
+      return { issued: context.issued + 1, running: { ...issue(context, ticket), startedAt: ticket.queuedAt } };
     }),
     emitStarted: emit(({ context }: { context: Ctx }) => started(context)),
     /** End a session's resources: abort what runs in it, run its disposers. */
@@ -214,15 +220,16 @@ export const topicQueueMachine = setup({
             guard: 'queueHasRoom',
             actions: [
               enqueueActions(({ enqueue, event, context }) => {
-                enqueue.assign({ issued: context.issued + 1, waiting: [...context.waiting, event.ticket] });
-                enqueue.raise({ type: 'command.expire', ticketId: event.ticket.id }, { id: expiryId(event.ticket.id), delay: context.limits.waitMs });
-                enqueue.emit({ type: 'command.queued', ...base(context, event.ticket, event.ticket.queuedAt) });
+                const ticket = issue(context, event.ticket);
+                enqueue.assign({ issued: context.issued + 1, waiting: [...context.waiting, ticket] });
+                enqueue.raise({ type: 'command.expire', ticketId: ticket.id }, { id: expiryId(ticket.id), delay: context.limits.waitMs });
+                enqueue.emit({ type: 'command.queued', ...base(context, ticket, ticket.queuedAt) });
               }),
             ],
           },
-          { actions: [assign({ issued: ({ context }) => context.issued + 1 }), emit(({ context, event }) => refused(context, event.ticket, 'QUEUE_FULL', event.ticket.queuedAt))] },
+          { actions: [emit(({ context, event }) => refused(context, issue(context, event.ticket), 'QUEUE_FULL', event.ticket.queuedAt)), assign({ issued: ({ context }) => context.issued + 1 })] },
         ],
-        'command.try': { actions: [assign({ issued: ({ context }) => context.issued + 1 }), emit(({ context, event }) => refused(context, event.ticket, 'BUSY', event.ticket.queuedAt))] },
+        'command.try': { actions: [emit(({ context, event }) => refused(context, issue(context, event.ticket), 'BUSY', event.ticket.queuedAt)), assign({ issued: ({ context }) => context.issued + 1 })] },
         'command.leave': {
           guard: 'isWaiting',
           actions: enqueueActions(({ enqueue, event, context }) => {

@@ -27,24 +27,30 @@ export interface WebhookTokenContext {
   /** SHA-256 hex of the current token, or null in `none`. */
   fingerprint: string | null;
   rotations: number;
+  /** Requests taken so far: the machine gives each its id (`w<n>`) as it arrives. */
+  asked: number;
   /** The request being saved, while in `saving`. */
   saving: WebhookRequest | null;
   /** Requests that arrived while another was being saved, oldest first. */
   queue: WebhookRequest[];
 }
 
-/** One GET or POST of the table, with its candidate's fingerprint. */
+/** One GET or POST of the table, with its candidate's fingerprint and the id the machine gave it. */
 export type WebhookRequest = { type: 'webhook.get' | 'webhook.post'; requestId: string; fingerprint: string };
 
-export type WebhookTokenEvent = WebhookRequest;
+/** A request as a caller sends it (the machine gives it its id; one raised from the queue keeps its own). */
+export type WebhookTokenEvent = Omit<WebhookRequest, 'requestId'> & { requestId?: string };
+
+/** The id of the request the machine took last (what a caller that sent one reads back). */
+export const lastRequestId = (context: Pick<WebhookTokenContext, 'asked'>): string => `w${context.asked}`;
 
 /** The answer to one request: `changed` when it made the candidate the token. */
 export type WebhookAnswer = { type: 'webhook.answered'; requestId: string; ok: true; changed: boolean } | { type: 'webhook.answered'; requestId: string; ok: false; error: unknown };
 
-/** What the `save` actor is given: the agent and the request whose candidate to store. */
+/** What the `save` actor is given: the agent and the fingerprint of the candidate to store. */
 export interface WebhookSaveInput {
   agentId: string;
-  requestId: string;
+  fingerprint: string;
 }
 
 /** The logic of the `save` actor. */
@@ -66,9 +72,9 @@ const base = setup({
   },
   actions: {
     /** The saved candidate is now the token intake accepts (provided by the events feature). */
-    keep: (_args, _params: { requestId: string }) => {},
+    keep: (_args, _params: { fingerprint: string }) => {},
     /** A candidate that will not be used is forgotten (provided by the events feature). */
-    drop: (_args, _params: { requestId: string }) => {},
+    drop: (_args, _params: { fingerprint: string }) => {},
   },
   guards: {
     hasToken: ({ context }) => context.fingerprint !== null,
@@ -77,14 +83,22 @@ const base = setup({
 
 type Enqueue = Parameters<Parameters<typeof base.enqueueActions>[0]>[0]['enqueue'];
 
+/** The request of an event with its id: given now on arrival, kept when raised from the queue. */
+const stamped = (context: WebhookTokenContext, event: WebhookTokenEvent): WebhookRequest =>
+  ({ type: event.type, fingerprint: event.fingerprint, requestId: event.requestId ?? lastRequestId({ asked: context.asked + 1 }) });
+/** Arrivals count; requests raised again from the queue were counted when they arrived. */
+const counted = (context: WebhookTokenContext, event: WebhookTokenEvent): number => (event.requestId === undefined ? context.asked + 1 : context.asked);
+/** The request becomes the one being saved. */
+const save = base.assign(({ context, event }) => ({ saving: stamped(context, event), asked: counted(context, event) }));
+
 /** A request that arrives while another is saved waits in the queue. */
-const wait = base.assign({ queue: ({ context, event }) => [...context.queue, event] });
+const wait = base.assign(({ context, event }) => ({ queue: [...context.queue, stamped(context, event)], asked: counted(context, event) }));
 
 /** The saved candidate becomes the token, in this step. */
 const take = base.enqueueActions(({ enqueue, context }) => {
   const r = context.saving as WebhookRequest;
   enqueue.assign({ fingerprint: r.fingerprint, saving: null });
-  enqueue({ type: 'keep', params: { requestId: r.requestId } });
+  enqueue({ type: 'keep', params: { fingerprint: r.fingerprint } });
   enqueue.emit(answered(r.requestId, true));
 });
 
@@ -92,7 +106,7 @@ const take = base.enqueueActions(({ enqueue, context }) => {
 const refuse = base.enqueueActions(({ enqueue, context, event }) => {
   const r = context.saving as WebhookRequest;
   enqueue.assign({ saving: null });
-  enqueue({ type: 'drop', params: { requestId: r.requestId } });
+  enqueue({ type: 'drop', params: { fingerprint: r.fingerprint } });
   enqueue.emit({ type: 'webhook.answered', requestId: r.requestId, ok: false, error: (event as { error?: unknown }).error });
 });
 
@@ -114,7 +128,7 @@ function savingState(target: string, done: Array<typeof take | typeof next | Ret
     invoke: {
       id: 'save',
       src: 'save' as const,
-      input: ({ context }: { context: WebhookTokenContext }) => ({ agentId: context.agentId, requestId: (context.saving as WebhookRequest).requestId }),
+      input: ({ context }: { context: WebhookTokenContext }) => ({ agentId: context.agentId, fingerprint: (context.saving as WebhookRequest).fingerprint }),
       onDone: { target, actions: done },
       onError: { target: 'idle', actions: [refuse, next] },
     },
@@ -123,7 +137,7 @@ function savingState(target: string, done: Array<typeof take | typeof next | Ret
 
 export const webhookTokenMachine = base.createMachine({
   id: 'webhookToken',
-  context: ({ input }) => ({ agentId: input.agentId, fingerprint: input.fingerprint, rotations: 0, saving: null, queue: [] }),
+  context: ({ input }) => ({ agentId: input.agentId, fingerprint: input.fingerprint, rotations: 0, asked: 0, saving: null, queue: [] }),
   initial: 'restore',
   states: {
     /** Transient: pick the stored state. */
@@ -133,8 +147,8 @@ export const webhookTokenMachine = base.createMachine({
       states: {
         idle: {
           on: {
-            'webhook.get': { target: 'saving', actions: assign({ saving: ({ event }) => event }) },
-            'webhook.post': { target: 'saving', actions: assign({ saving: ({ event }) => event }) },
+            'webhook.get': { target: 'saving', actions: save },
+            'webhook.post': { target: 'saving', actions: save },
           },
         },
         saving: savingState('#webhookToken.exists', [take, next]),
@@ -146,8 +160,14 @@ export const webhookTokenMachine = base.createMachine({
         idle: {
           on: {
             // GET in `exists` is no transition at all: the token is returned unchanged.
-            'webhook.get': { actions: [{ type: 'drop', params: ({ event }) => ({ requestId: event.requestId }) }, emit(({ event }) => answered(event.requestId, false))] },
-            'webhook.post': { target: 'saving', actions: assign({ saving: ({ event }) => event }) },
+            'webhook.get': {
+              actions: [
+                { type: 'drop', params: ({ event }) => ({ fingerprint: event.fingerprint }) },
+                emit(({ context, event }) => answered(stamped(context, event).requestId, false)),
+                assign({ asked: ({ context, event }) => counted(context, event) }),
+              ],
+            },
+            'webhook.post': { target: 'saving', actions: save },
           },
         },
         saving: savingState('idle', [take, base.assign({ rotations: ({ context }) => context.rotations + 1 }), next]),

@@ -1,6 +1,6 @@
 import type { SessionEvent } from '../domain/session.js';
 import type { AnyActorRef, AnyStateMachine, InspectionEvent } from 'xstate';
-import type { DaemonInfo } from '../commands/types.js';
+import type { DaemonInfo } from '../domain/commandCaller.js';
 import { errorMessage } from '../domain/errors.js';
 import type { Clock, EnvStore } from '../domain/ports.js';
 import type { AgentDirectory } from '../actors/directory.js';

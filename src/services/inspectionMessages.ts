@@ -1,5 +1,5 @@
 import type { AnyActorRef } from 'xstate';
-import { displayPath } from '../commands/format.js';
+import { displayPath } from '../domain/displayPath.js';
 import { redactCommand, redactText, type ValueMasks } from '../domain/redact.js';
 import type { SessionState } from '../domain/session.js';
 import type { CommandEvent, Ticket } from '../domain/ticket.js';

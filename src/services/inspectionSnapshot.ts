@@ -1,4 +1,4 @@
-import type { DaemonInfo } from '../commands/types.js';
+import type { DaemonInfo } from '../domain/commandCaller.js';
 import type { Clock } from '../domain/ports.js';
 import type { SessionState } from '../domain/session.js';
 import type { AgentProfile } from '../machines/agent.js';

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { fromCallback } from 'xstate';
-import type { CommandContext, InstallServices } from '../commands/types.js';
+import type { CommandCaller } from '../domain/commandCaller.js';
 import { hidePrivatePaths } from '../effects/install/errorText.js';
 import { failureOf, type InstallOutcome, type InstallProgress, type InstallRequest } from '../domain/install.js';
 import type { PackageRecord } from '../domain/ports.js';
@@ -25,7 +25,7 @@ export function newInstallId(): string {
  * `install:<install_id>` actor under its agent; this class starts it and waits for its end, which
  * comes once any staging folder is gone.
  */
-export class Installs implements InstallServices {
+export class Installs {
   /**
    * `progress` hears each change of a running install's public progress, its end included
    * (`GET /installs/stream`).
@@ -46,7 +46,7 @@ export class Installs implements InstallServices {
     return () => stop.abort();
   });
 
-  install(ctx: CommandContext, req: InstallRequest, source: string): Promise<InstallOutcome> {
+  install(ctx: CommandCaller, req: InstallRequest, source: string): Promise<InstallOutcome> {
     const input: InstallInput = { installId: newInstallId(), agentId: ctx.agent.id, source, requestId: ctx.requestId ?? null, request: req };
     const actor = this.directory.openInstall(input);
     if (!actor) return Promise.resolve({ ok: false, code: 'CONFLICT', message: `Agent ${input.agentId} was deleted` });
@@ -68,7 +68,7 @@ export class Installs implements InstallServices {
     actor.subscribe({ next: tell, error: () => undefined });
   }
 
-  uninstall(ctx: CommandContext, name: string): Promise<{ record: PackageRecord; removed: string | null } | null> {
+  uninstall(ctx: CommandCaller, name: string): Promise<{ record: PackageRecord; removed: string | null } | null> {
     return uninstallPackage(this.deps, ctx.agent.id, ctx.agent.home, name);
   }
 

@@ -1,9 +1,10 @@
-import type { BashServices, CommandContext, TopicStatus } from '../commands/types.js';
-import { displayPath } from '../commands/format.js';
+import type { CommandCaller, TopicStatus } from '../domain/commandCaller.js';
+import { displayPath } from '../domain/displayPath.js';
 import type { ConfinePlan } from '../domain/sandbox.js';
 import type { ShellRunOutcome, ShellStateName, ShellView } from '../domain/shell.js';
 import { endAllShells } from '../effects/shellProcess.js';
-import type { ShellContext } from '../machines/shell.js';
+import { lastRunId, type ShellContext, type ShellFinished } from '../machines/shell.js';
+import { ask } from '../actors/ask.js';
 import type { AgentDirectory } from '../actors/directory.js';
 import type { ShellActor } from '../actors/tree.js';
 
@@ -20,9 +21,7 @@ export function shellView(ref: ShellActor): ShellView {
  * /topics (§2.11) and the bash hub (§2.12). The shells themselves are actors of the tree
  * (`shell:<agent>/<topic>`, children of their topics).
  */
-export class BashShells implements BashServices {
-  private runs = 0;
-
+export class BashShells {
   constructor(private readonly directory: AgentDirectory) {}
 
   private view(t: TopicStatus): ShellView | null {
@@ -51,34 +50,25 @@ export class BashShells implements BashServices {
     return parts.join(' · ');
   }
 
-  closeShell(ctx: CommandContext): boolean {
+  closeShell(ctx: CommandCaller): boolean {
     const ref = this.directory.shell(ctx.session.agentId, ctx.session.ref.topic);
     if (!ref || ref.getSnapshot().status !== 'active') return false;
     ref.send({ type: 'shell.close' });
     return true;
   }
 
-  run(ctx: CommandContext, req: { text: string; timeoutMs: number; env: () => NodeJS.ProcessEnv; confine?: ConfinePlan }): Promise<ShellRunOutcome> {
+  run(ctx: CommandCaller, req: { text: string; timeoutMs: number; env: () => NodeJS.ProcessEnv; confine?: ConfinePlan }): Promise<ShellRunOutcome> {
     const { agentId, ref: topicRef } = ctx.session;
     if (ctx.signal.aborted) return Promise.resolve({ kind: 'closed' });
     const shell = this.directory.openShell(agentId, topicRef.topic, () => ({ agentId, topic: topicRef.topic, home: ctx.agent.home, env: req.env(), ...(req.confine ? { confine: req.confine } : {}) }));
     if (!shell) return Promise.resolve({ kind: 'closed' });
-    const runId = `r${++this.runs}`;
-    return new Promise((resolve) => {
-      let settled = false;
-      const settle = (outcome: ShellRunOutcome) => {
-        if (settled) return;
-        settled = true;
-        sub.unsubscribe();
-        ctx.signal.removeEventListener('abort', onAbort);
-        resolve(outcome);
-      };
-      // The session ended (DELETE /sessions, agent deletion): the topic closes the shell; answer now.
-      const onAbort = () => settle({ kind: 'closed' });
-      const sub = shell.on('shell.finished', (ev) => { if (ev.runId === runId) settle(ev.outcome); });
-      ctx.signal.addEventListener('abort', onAbort, { once: true });
-      shell.send({ type: 'shell.run', runId, text: req.text, timeoutMs: req.timeoutMs });
-    });
+    // The session ended (DELETE /sessions, agent deletion): the topic closes the shell; answer now.
+    return ask<typeof shell, ShellRunOutcome>(shell, { type: 'shell.run', text: req.text, timeoutMs: req.timeoutMs }, {
+      id: (snap) => lastRunId(snap.context),
+      on: 'shell.finished',
+      answer: (ev, runId) => ((ev as ShellFinished).runId === runId ? (ev as ShellFinished).outcome : undefined),
+      ended: () => ({ kind: 'closed' }),
+    }, { signal: ctx.signal, onAbort: () => ({ kind: 'closed' }) });
   }
 
   /** Daemon shutdown: close every shell, then wait until their process groups are gone (SIGKILL after 2 s). */

@@ -3,7 +3,8 @@ import { fromPromise } from 'xstate';
 import { WEBHOOK_TOKEN_RE } from '../domain/events.js';
 import { randomToken } from '../domain/ids.js';
 import type { AgentRecord, AgentStore } from '../domain/ports.js';
-import type { WebhookAnswer, WebhookSaveInput } from '../machines/webhookToken.js';
+import { lastRequestId, type WebhookAnswer, type WebhookSaveInput } from '../machines/webhookToken.js';
+import { ask } from '../actors/ask.js';
 import type { AgentDirectory } from '../actors/directory.js';
 import type { FeatureActors } from '../actors/tree.js';
 
@@ -27,9 +28,8 @@ export class WebhookTokens {
   private readonly tokens = new Map<string, string>();
   /** Fingerprint of each current token → its agent. */
   private readonly byFingerprint = new Map<string, string>();
-  /** Candidates of requests in flight, by request id (generated here, never given to the machine). */
+  /** Candidates of requests in flight, by fingerprint (the machine is given the fingerprint only). */
   private readonly candidates = new Map<string, { agentId: string; token: string }>();
-  private seq = 0;
 
   constructor(
     records: readonly AgentRecord[],
@@ -48,16 +48,16 @@ export class WebhookTokens {
   /** What the webhook-token machines run: the registry write of a candidate, and the step that makes it current. */
   readonly actors: NonNullable<FeatureActors['webhook']> = {
     save: fromPromise<void, WebhookSaveInput>(({ input }) => {
-      const c = this.candidates.get(input.requestId);
-      if (!c) return Promise.reject(new Error(`no candidate token for ${input.requestId}`));
+      const c = this.candidates.get(input.fingerprint);
+      if (!c) return Promise.reject(new Error(`no candidate token for agent ${input.agentId}`));
       return this.deps.store.putWebhookToken(c.agentId, c.token);
     }),
-    keep: (agentId, requestId) => {
-      const c = this.candidates.get(requestId);
-      this.candidates.delete(requestId);
+    keep: (agentId, candidate) => {
+      const c = this.candidates.get(candidate);
+      this.candidates.delete(candidate);
       if (c && c.agentId === agentId) this.set(agentId, c.token);
     },
-    drop: (requestId) => { this.candidates.delete(requestId); },
+    drop: (candidate) => { this.candidates.delete(candidate); },
   };
 
   /** The agent a presented token belongs to, or undefined (unknown, malformed, rotated, deleted). */
@@ -95,27 +95,23 @@ export class WebhookTokens {
     const stored = this.tokens.get(agentId);
     const actor = this.deps.directory.webhook(agentId, stored === undefined ? null : fingerprint(stored));
     if (!actor) return Promise.reject(new Error(`unknown agent ${agentId}`));
-    const requestId = `w${++this.seq}`;
     const token = (this.deps.generate ?? newWebhookToken)();
-    this.candidates.set(requestId, { agentId, token });
-    return new Promise((resolve, reject) => {
-      const end = () => {
-        sub.unsubscribe();
-        ended.unsubscribe();
-        this.candidates.delete(requestId);
-      };
-      // The agent was deleted before the request was answered.
-      const ended = actor.subscribe({ complete: () => { end(); reject(new Error(`agent ${agentId} was deleted`)); }, error: (err) => { end(); reject(err); } });
-      const sub = actor.on('webhook.answered', (ev: WebhookAnswer) => {
-        if (ev.requestId !== requestId) return;
-        end();
+    const candidate = fingerprint(token);
+    this.candidates.set(candidate, { agentId, token });
+    const answer = ask<typeof actor, string>(actor, { type, fingerprint: candidate }, {
+      id: (snap) => lastRequestId(snap.context),
+      on: 'webhook.answered',
+      answer: (ev, requestId) => {
+        const a = ev as WebhookAnswer;
+        if (a.requestId !== requestId) return undefined;
         const now = this.tokens.get(agentId);
-        if (!ev.ok) reject(ev.error instanceof Error ? ev.error : new Error(String(ev.error)));
-        else if (now === undefined) reject(new Error(`webhook token of ${agentId} has no value`));
-        else resolve(now);
-      });
-      actor.send({ type, requestId, fingerprint: fingerprint(token) });
+        if (!a.ok) return a.error instanceof Error ? a.error : new Error(String(a.error));
+        return now ?? new Error(`webhook token of ${agentId} has no value`);
+      },
+      // The agent was deleted before the request was answered.
+      ended: () => new Error(`agent ${agentId} was deleted`),
     });
+    return answer.finally(() => this.candidates.delete(candidate));
   }
 
   /** DELETE /agents cascade (spec §4.3 rule 3): the token dies at once (its actor stops with the agent). */

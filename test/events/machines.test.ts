@@ -44,13 +44,13 @@ describe('spec §3 Webhook token table', () => {
   const T3 = 'c'.repeat(64);
   const flush = () => new Promise((r) => setImmediate(r));
 
-  /** A token actor whose `save` resolves (or fails) when the test says, recording `keep` and answers. */
+  /** A token actor whose `save` resolves (or fails for one candidate), recording `keep` and answers (the machine names requests w1, w2, …). */
   function tokenActor(fingerprint: string | null, opts: { failFor?: string } = {}) {
     const kept: string[] = [];
     const answers: WebhookAnswer[] = [];
     const logic = webhookTokenMachine.provide({
-      actors: { save: fromPromise(async ({ input }) => { if (input.requestId === opts.failFor) throw new Error('disk full'); }) },
-      actions: { keep: (_a, p) => { kept.push(p.requestId); } },
+      actors: { save: fromPromise(async ({ input }) => { if (input.fingerprint === opts.failFor) throw new Error('disk full'); }) },
+      actions: { keep: (_a, p) => { kept.push(p.fingerprint); } },
     });
     const a = createActor(logic, { input: { agentId: 'leo', fingerprint } }).start();
     a.on('webhook.answered', (ev) => { answers.push(ev); });
@@ -66,17 +66,17 @@ describe('spec §3 Webhook token table', () => {
   it.each(rows)('when %s (token %s) receives %s, then it is %s with token %s once stored (changed: %s)', async (state, stored, type, next, token, changed) => {
     const { a, kept, answers } = tokenActor(stored);
     expect(a.getSnapshot().matches(state as 'none')).toBe(true);
-    a.send({ type, requestId: 'q1', fingerprint: T2 });
+    a.send({ type, fingerprint: T2 });
     await flush();
     expect(a.getSnapshot().matches(next as 'exists')).toBe(true);
     expect(a.getSnapshot().context.fingerprint).toBe(token);
-    expect(kept).toEqual(changed ? ['q1'] : []);
-    expect(answers).toEqual([{ type: 'webhook.answered', requestId: 'q1', ok: true, changed }]);
+    expect(kept).toEqual(changed ? [T2] : []);
+    expect(answers).toEqual([{ type: 'webhook.answered', requestId: 'w1', ok: true, changed }]);
   });
 
   it('when a candidate is being stored, then the state has not moved yet: the old token still counts until the write is done', () => {
     const { a, kept } = tokenActor(T1);
-    a.send({ type: 'webhook.post', requestId: 'q1', fingerprint: T2 });
+    a.send({ type: 'webhook.post', fingerprint: T2 });
     expect(a.getSnapshot().matches({ exists: 'saving' })).toBe(true);
     expect(a.getSnapshot().context.fingerprint).toBe(T1);
     expect(kept).toEqual([]);
@@ -84,23 +84,23 @@ describe('spec §3 Webhook token table', () => {
 
   it('when two rotations and a GET arrive together, then the mailbox takes them one at a time, in order', async () => {
     const { a, kept, answers } = tokenActor(T1);
-    a.send({ type: 'webhook.post', requestId: 'q1', fingerprint: T2 });
-    a.send({ type: 'webhook.post', requestId: 'q2', fingerprint: T3 });
-    a.send({ type: 'webhook.get', requestId: 'q3', fingerprint: T1 });
+    a.send({ type: 'webhook.post', fingerprint: T2 });
+    a.send({ type: 'webhook.post', fingerprint: T3 });
+    a.send({ type: 'webhook.get', fingerprint: T1 });
     await flush();
     expect(a.getSnapshot().context).toMatchObject({ fingerprint: T3, rotations: 2, queue: [], saving: null });
-    expect(kept).toEqual(['q1', 'q2']);
-    expect(answers.map((x) => [x.requestId, x.ok && x.changed])).toEqual([['q1', true], ['q2', true], ['q3', false]]);
+    expect(kept).toEqual([T2, T3]);
+    expect(answers.map((x) => [x.requestId, x.ok && x.changed])).toEqual([['w1', true], ['w2', true], ['w3', false]]);
   });
 
   it('when storing a candidate fails, then nothing changes, the caller hears why, and the next request is taken', async () => {
-    const { a, kept, answers } = tokenActor(null, { failFor: 'q1' });
-    a.send({ type: 'webhook.get', requestId: 'q1', fingerprint: T2 });
-    a.send({ type: 'webhook.get', requestId: 'q2', fingerprint: T3 });
+    const { a, kept, answers } = tokenActor(null, { failFor: T2 });
+    a.send({ type: 'webhook.get', fingerprint: T2 });
+    a.send({ type: 'webhook.get', fingerprint: T3 });
     await flush();
-    expect(answers[0]).toMatchObject({ requestId: 'q1', ok: false });
-    expect(answers[1]).toEqual({ type: 'webhook.answered', requestId: 'q2', ok: true, changed: true });
-    expect(kept).toEqual(['q2']);
+    expect(answers[0]).toMatchObject({ requestId: 'w1', ok: false });
+    expect(answers[1]).toEqual({ type: 'webhook.answered', requestId: 'w2', ok: true, changed: true });
+    expect(kept).toEqual([T3]);
     expect(a.getSnapshot().context.fingerprint).toBe(T3);
   });
 });
@@ -131,7 +131,7 @@ describe('Event and webhook token machines: path coverage (xstate/graph)', () =>
 
   it('when the token machine starts with and without a stored token, then none and exists are reachable and GET never leaves exists', () => {
     const saved = { type: 'xstate.done.actor.save', output: undefined };
-    const events = [{ type: 'webhook.get', requestId: 'q', fingerprint: 'new' }, { type: 'webhook.post', requestId: 'q', fingerprint: 'new' }, saved] as never[];
+    const events = [{ type: 'webhook.get', fingerprint: 'new' }, { type: 'webhook.post', fingerprint: 'new' }, saved] as never[];
     // A state is its value and fingerprint: `rotations` counts up forever and would make the graph infinite.
     // Waiting requests count as none or some: the graph would grow without end otherwise.
     const serializeState = (s: { value: unknown; context: { fingerprint: string | null; queue: unknown[] } }) => `${JSON.stringify(s.value)} ${s.context.fingerprint} ${Math.min(1, s.context.queue.length)}`;

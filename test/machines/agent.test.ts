@@ -94,7 +94,7 @@ describe('agent lifecycle (machines/agent.ts table)', () => {
     t.leo.send({ type: 'topic.wake', ref: ref('quiet'), input: topicInput('quiet') });
     t.leo.send({ type: 'topic.wake', ref: ref('busy'), input: topicInput('busy') });
     const busy = t.root.system.get('topic:leo/busy') as AnyActorRef;
-    busy.send({ type: 'command.arrive', ticket: { id: 't1', cmd: '/x', requestId: null, via: 'exec', queuedAt: 0, startedAt: null } });
+    busy.send({ type: 'command.arrive', ticket: { cmd: '/x', requestId: null, via: 'exec', queuedAt: 0, startedAt: null } });
     t.leo.send({ type: 'topic.close', topic: 'quiet', at: 3 });
     t.leo.send({ type: 'topic.close', topic: 'busy', at: 3 });
     expect([...t.leo.getSnapshot().context.topics.keys()]).toEqual(['busy']);
@@ -174,7 +174,7 @@ describe('agent lifecycle (machines/agent.ts table)', () => {
     const a = createActor(agent, { input: profile('solo', '/h') }).start();
     a.send({ type: 'topic.wake', ref: ref('main'), input: topicInput('main') });
     const child = a.getSnapshot().children['topic:main'] as AnyActorRef;
-    child.send({ type: 'command.arrive', ticket: { id: 't1', cmd: '/x', requestId: null, via: 'exec', queuedAt: 0, startedAt: null } });
+    child.send({ type: 'command.arrive', ticket: { cmd: '/x', requestId: null, via: 'exec', queuedAt: 0, startedAt: null } });
     expect(t.errors).toEqual(['topic:main']);
     expect(a.getSnapshot().value).toBe('active');
     expect(Object.keys(a.getSnapshot().children)).toEqual([]);

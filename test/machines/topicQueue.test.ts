@@ -3,7 +3,7 @@ import { createActor, SimulatedClock } from 'xstate';
 import { getAdjacencyMap, getShortestPaths } from 'xstate/graph';
 import type { SessionChange, SessionEvent, SessionState } from '../../src/domain/session.js';
 import type { CommandEvent, ExecResult, Ticket } from '../../src/domain/ticket.js';
-import { expiryId, nextTicketId, topicQueueMachine, type TopicQueueEvent } from '../../src/machines/topicQueue.js';
+import { expiryId, lastTicketId, topicQueueMachine, type NewTicket, type TopicQueueEvent } from '../../src/machines/topicQueue.js';
 
 const REF = { topic: 'main', type: 'tab' as const, name: 'main' };
 const result = (body: string): ExecResult => ({ ok: true, code: null, body, meta: null, topic: 'main', topicType: 'tab' });
@@ -24,15 +24,15 @@ function harness(opts: { max?: number; waitMs?: number } = {}) {
   const actor = createActor(machine, { input: { agentId: 'leo', ref: REF, maxWaiting: opts.max ?? 5, waitMs: opts.waitMs ?? 120000, now: 0 }, clock });
   actor.on('*', (e) => { if ('ticket' in e) emitted.push(e); else sessionEvents.push(e); });
   actor.start();
-  const ticket = (cmd: string, via: 'exec' | 'mcp' = 'exec'): Ticket => ({
-    id: nextTicketId(actor.getSnapshot().context), cmd, requestId: null, via, queuedAt: clock.now(), startedAt: null,
-  });
+  const ticket = (cmd: string, via: 'exec' | 'mcp' = 'exec'): NewTicket => ({ cmd, requestId: null, via, queuedAt: clock.now(), startedAt: null });
+  /** The topic names each ticket as it takes it; the caller reads the name back. */
+  const sent = () => lastTicketId(actor.getSnapshot().context);
   const of = (type: CommandEvent['type']) => emitted.filter((e) => e.type === type).map((e) => e.ticket.cmd);
   return {
     actor, emitted, sessionEvents, ran, disposed, clock, of,
     change: (change: SessionChange, sessionId = actor.getSnapshot().context.session.id) => actor.send({ type: 'session.change', sessionId, change, at: clock.now() }),
-    arrive: (cmd: string) => { const t = ticket(cmd); actor.send({ type: 'command.arrive', ticket: t }); return t.id; },
-    tryRun: (cmd: string) => { const t = ticket(cmd, 'mcp'); actor.send({ type: 'command.try', ticket: t }); return t.id; },
+    arrive: (cmd: string) => { actor.send({ type: 'command.arrive', ticket: ticket(cmd) }); return sent(); },
+    tryRun: (cmd: string) => { actor.send({ type: 'command.try', ticket: ticket(cmd, 'mcp') }); return sent(); },
     leave: (id: string) => actor.send({ type: 'command.leave', ticketId: id }),
     finish: (id: string, body = 'ok') => actor.send({ type: 'command.done', ticketId: id, result: result(body), at: clock.now() }),
     state: () => actor.getSnapshot().value,

@@ -1,6 +1,5 @@
 import type { Express } from 'express';
-import { FIELD_FILE_BYTES, FS_MAX_BYTES, REQUEST_BODY_BYTES, WEBHOOK_BODY_BYTES } from '../../domain/limits.js';
-import type { LimitName } from '../../domain/wire.js';
+import { describeDocument } from '../../services/describe.js';
 import type { AppContext } from '../context.js';
 import { route, type Handler } from '../route.js';
 import { sendJson } from '../jsonAnswer.js';
@@ -14,24 +13,7 @@ export function mountLifecycle(app: Express, ctx: AppContext): void {
       sendJson(req, res, 200, { ok: true, [wire.listField]: agents, sessions });
     },
   });
-  // The values of every /describe limit; the wire says which it shows (behaviour.md §9.3, §11).
-  const limits: Record<LimitName, number> = {
-    'fs.max_bytes': FS_MAX_BYTES, request_body_bytes: REQUEST_BODY_BYTES, webhook_body_bytes: WEBHOOK_BODY_BYTES,
-    queue_max: ctx.system.limits.max, queue_wait_ms: ctx.system.limits.waitMs, field_file_bytes: FIELD_FILE_BYTES,
-  };
-  route(app, '/describe', {
-    GET: (req, res) => {
-      const { info } = ctx.system.services;
-      sendJson(req, res, 200, {
-        name: 'loom', version: info.version, protocol: '0.1', wire: info.wire,
-        instance: { role: info.role, label: info.label },
-        capabilities: ctx.system.describeCapabilities(),
-        limits: Object.fromEntries(wire.limits.map((name) => [name, limits[name]])),
-        // behaviour.md §15 (beyond spec): on the agent wire only, whose /describe lists extensions.
-        ...(wire.featureCapabilities ? { sandbox: { ...(info.sandboxSupport?.() ?? { available: false, mechanism: 'landlock', abi: 0 }), default: info.sandbox ?? 'none' } } : {}),
-      });
-    },
-  });
+  route(app, '/describe', { GET: (req, res) => sendJson(req, res, 200, describeDocument(ctx.system, wire)) });
   // The URL every command prints: a browser goes on to the inspector page, anything else gets a
   // small index of where to go (behaviour.md §13.7).
   const root: Handler = (req, res) => {

@@ -3,8 +3,7 @@ import { LoomError } from '../../domain/errors.js';
 import { isAgentId } from '../../domain/ids.js';
 import { parseTopic } from '../../domain/topic.js';
 import { commandWord } from '../../domain/requestLog.js';
-import type { ToolRunner } from '../../domain/mcpTool.js';
-import { systemRunner } from '../../mcp/runner.js';
+import { serveMcp } from '../../mcp/serve.js';
 import { noteRequest } from '../requestLog.js';
 import type { AppContext } from '../context.js';
 import { readBody } from '../body.js';
@@ -37,8 +36,8 @@ function toolCallNote(parsed: unknown): { topic?: string; command?: string | nul
 
 /**
  * POST /mcp (spec §4.8, behaviour.md §10.1): Streamable HTTP, stateless — a fresh tool server and
- * transport per request, JSON responses, no session ids. The body is read here with the 10 MiB cap
- * of behaviour.md §9.1 and handed to the transport as `parsedBody` (no app-wide JSON parser).
+ * transport per request (mcp/serve.ts), JSON responses, no session ids. The body is read here with
+ * the 10 MiB cap of behaviour.md §9.1 and handed to the transport as `parsedBody` (no app-wide JSON parser).
  */
 async function handlePost(ctx: AppContext, req: Request, res: Response): Promise<void> {
   const agentId = agentHeader(req) ?? 'default';
@@ -46,33 +45,7 @@ async function handlePost(ctx: AppContext, req: Request, res: Response): Promise
   const parsed = parseJson(await readBody(req));
   if (parsed === undefined) throw new LoomError(400, 'Parse error', { protocolBody: PARSE_ERROR });
   noteRequest(res, { agent: agentId, ...toolCallNote(parsed) });
-  // Unknown agents are auto-registered on first touch with a derived home (spec §4.8), by a request
-  // that is served: before a tool call runs, or once the transport answered below 400. One the
-  // transport refuses (406 without Accept, 415, a bad protocol version) leaves nothing behind.
-  const register = () => ctx.system.ensureAgent(agentId);
-  const run = systemRunner(ctx.system, agentId);
-  const runner: ToolRunner = async (ref, cmd) => {
-    await register();
-    return run(ref, cmd);
-  };
-  const { serveStateless } = await loadServer();
-  await serveStateless(req, res, parsed, runner, ctx.system.services.info.version);
-  if (res.statusCode < 400) await register();
-}
-
-let server: Promise<typeof import('../../mcp/server.js')> | undefined;
-
-/**
- * The MCP SDK (and zod, Ajv) load on the first POST /mcp, not at start: they are about a third of
- * the daemon's heap, which most daemons never need (docs/architecture.md, "Resident memory"). A
- * failed load is retried on the next request.
- */
-function loadServer(): Promise<typeof import('../../mcp/server.js')> {
-  server ??= import('../../mcp/server.js').catch((err: unknown) => {
-    server = undefined;
-    throw err;
-  });
-  return server;
+  await serveMcp(ctx.system, agentId, parsed, req, res);
 }
 
 /** POST, GET, DELETE /mcp; other methods get the generic 405 of behaviour.md §9.1. */

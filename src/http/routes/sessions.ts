@@ -35,7 +35,7 @@ export function mountSessions(app: Express, ctx: AppContext): void {
       const q = req.query[id];
       const filter = typeof q === 'string' ? q : undefined;
       const ids = filter !== undefined ? [filter] : system.agentIds();
-      const sessions = ids.flatMap((agentId) => system.directory.sessionRows(agentId).map((row) => ({ [id]: agentId, ...row })));
+      const sessions = ids.flatMap((agentId) => system.sessionRows(agentId).map((row) => ({ [id]: agentId, ...row })));
       sendJson(req, res, 200, { sessions });
     },
     POST: async (req, res) => {
