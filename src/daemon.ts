@@ -78,7 +78,9 @@ export async function compose(config: DaemonConfig, opts: { clock?: Clock; memor
 export function listen(c: Composition, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
     // What app.listen does, with the fast paths (AppContext.fastPaths) tried before the app.
-    const log = c.requestLog ? requestLogger(c.requestLog, Date.now, c.ctx.wire) : null;
+    // The log masks the values of registered agents only: a name a client made up keeps no list.
+    const masks = (agent: string, topic: string | null) => (c.system.hasAgent(agent) ? c.system.inspection.topicMasks(agent, topic) : null);
+    const log = c.requestLog ? requestLogger(c.requestLog, Date.now, c.ctx.wire, masks) : null;
     // Node's own missing-Host refusal is off: the one guard answers it, with the wire's body and CORS.
     const server = createServer({ requireHostHeader: false }, (req, res) => {
       log?.(req, res);

@@ -279,7 +279,7 @@ export class LoomSystem {
     return { agents: this.directory.count(), sessions: this.directory.sessionCount() };
   }
 
-  /** Running installs of an agent with their progress (GET /installs, behaviour.md §13.2 `installs`). */
+  /** Running installs of an agent with their progress, as kept (GET /installs reads them masked, through the install service). */
   installs(agentId: string): Array<InstallProgress & { request_id: string | null }> {
     return this.directory.installs(agentId);
   }
