@@ -3,7 +3,6 @@ import { join, resolve } from 'node:path';
 import { CORE_HUBS } from '../commands/hubs.js';
 import type { HubPage, Services, TopicStatus } from '../commands/types.js';
 import type { AgentInput } from '../domain/agentInput.js';
-import type { PackageRecord } from '../domain/ports.js';
 import { LoomError } from '../domain/errors.js';
 import { WIRES, nounTitle, unknownIdentity, type WireDescription } from '../domain/wire.js';
 import type { InstallProgress } from '../domain/install.js';
@@ -262,11 +261,6 @@ export class LoomSystem {
   /** Open topics of an agent with queue state, sorted by topic. */
   topicStatuses(agentId: string): TopicStatus[] {
     return this.directory.topics(agentId);
-  }
-
-  /** GET /packages: an agent's package records, sorted by name. */
-  packages(agentId: string): PackageRecord[] {
-    return this.services.packages.list(agentId);
   }
 
   /** Registered agent ids, sorted (GET /sessions without a filter). */

@@ -49,6 +49,11 @@ export class Installs implements InstallServices {
     return shown(installProgressOf(snap), this.masks(snap.context.agentId, snap.context.topic));
   }
 
+  /** GET /packages: the agent's registry records, sorted by name, as shown (their sources and addresses are the agent's text). */
+  packages(agentId: string): Array<Omit<PackageRecord, 'installId'>> {
+    return shown(this.deps.store.list(agentId).map(({ installId: _id, ...rest }) => rest), this.masks(agentId, null));
+  }
+
   /** GET /installs: the running installs of an agent as shown, those of `requestId` only when given (matched before masking). */
   list(agentId: string, requestId?: string): InstallProgressEntry[] {
     return this.directory.installSnapshots(agentId)

@@ -31,20 +31,19 @@ export function installsRoute(streams: EventStreams, installs: Installs) {
   };
 }
 
+/** GET /installs and GET /packages: what they list comes masked from the install service (behaviour.md §13.4). */
 function installsJson(app: Express, ctx: AppContext, installs: Installs): void {
   route(app, '/installs', {
     GET: (req, res) => {
       const agentId = agentOf(req, ctx);
       const want = queryText(req.query.request_id, 'request_id');
-      // Entries come masked from the install service (behaviour.md §13.4).
       sendJson(req, res, 200, { [ctx.wire.idField]: agentId, installs: installs.list(agentId, want) });
     },
   });
   route(app, '/packages', {
     GET: (req, res) => {
       const agentId = agentOf(req, ctx);
-      const packages = ctx.system.packages(agentId).map(({ installId: _id, ...rest }) => rest);
-      sendJson(req, res, 200, { [ctx.wire.idField]: agentId, packages });
+      sendJson(req, res, 200, { [ctx.wire.idField]: agentId, packages: installs.packages(agentId) });
     },
   });
 }
