@@ -30,8 +30,6 @@ export interface InstallInput {
   source: string;
   /** The request id of the command that started it, when it had one (progress readers match on it). */
   requestId: string | null;
-  /** The topic of the command that started it (its session's values are masked where the source is shown); null outside a topic. */
-  topic: string | null;
   /** Opaque to the machine: what the provided stage actor needs. */
   request: unknown;
 }
@@ -41,7 +39,6 @@ export interface InstallContext {
   agentId: string;
   source: string;
   requestId: string | null;
-  topic: string | null;
   request: unknown;
   name: string | null;
   filesDone: number;
@@ -100,7 +97,7 @@ export const installMachine = setup({
 }).createMachine({
   id: 'install',
   context: ({ input }) => ({
-    installId: input.installId, agentId: input.agentId, source: input.source, requestId: input.requestId, topic: input.topic, request: input.request,
+    installId: input.installId, agentId: input.agentId, source: input.source, requestId: input.requestId, request: input.request,
     name: null, filesDone: 0, filesTotal: 0, bytes: 0, cancelled: null, outcome: null,
   }),
   initial: 'staging',
@@ -109,7 +106,7 @@ export const installMachine = setup({
       invoke: {
         id: 'stage',
         src: 'stage',
-        input: ({ context }) => ({ installId: context.installId, agentId: context.agentId, source: context.source, requestId: context.requestId, topic: context.topic, request: context.request }),
+        input: ({ context }) => ({ installId: context.installId, agentId: context.agentId, source: context.source, requestId: context.requestId, request: context.request }),
         // A bug in the stage actor is a failure like any other.
         onError: { target: 'aborted', actions: assign({ outcome: ({ event }) => failed('INTERNAL_ERROR', `Internal error: ${String((event.error as Error)?.message ?? event.error)}`) }) },
       },

@@ -79,9 +79,13 @@ export class Inspection {
     return this.secrets.masks(agentId, session?.vars);
   };
 
-  /** {@link masksFor} by topic name; a null topic: the agent's env-store values only. */
+  /** {@link masksFor} by topic name; a null topic: {@link agentMasks}. */
   readonly topicMasks = (agentId: string, topic: string | null): ValueMasks | null =>
-    (topic === null ? this.secrets.masks(agentId) : this.masksFor(agentId, topicSystemId(agentId, topic)));
+    (topic === null ? this.agentMasks(agentId) : this.masksFor(agentId, topicSystemId(agentId, topic)));
+
+  /** The masks of a text of the agent that belongs to no one topic: its env-store values and every open session's variables. */
+  readonly agentMasks = (agentId: string): ValueMasks | null =>
+    this.secrets.agentMasks(agentId, this.sources?.directory.topicSnapshots(agentId).map((t) => t.context.session.vars) ?? []);
 
   /** What the snapshot and the catalogue read besides the tree (set once, when the system starts). */
   private sources: InspectionSources | undefined;

@@ -15,7 +15,7 @@ export interface HistorySessionChange {
   at: number;
 }
 
-/** The masks of an agent's topic (a null topic: the agent's env-store values only). */
+/** The masks of an agent's topic (a null topic: every value of the agent, for a text of no one topic). */
 export type TopicMasks = (agentId: string, topic: string | null) => ValueMasks | null;
 
 /**
@@ -177,11 +177,11 @@ export class InspectionSerialiser {
 
   /**
    * The `{"type":"install", …}` message of behaviour.md §13.3 for an install actor's snapshot, through
-   * the one masking rule with the values of the topic that started it.
+   * the one masking rule with every value of its agent.
    */
   private installMessage(actor: string, snap: Snap, at: string): { key: string; msg: InspectorMessage } {
     const d = detailOf('install', snap.context, 0) as { agent_id: string; install_id: string; name: string | null; source: string; files_done: number; files_total: number; bytes: number };
-    const msg: InspectorMessage = shown({ type: 'install', actor, ...d, state: snap.value, at }, this.masksOf(d.agent_id, (snap.context as { topic: string | null }).topic), INSPECTOR_IDS);
+    const msg: InspectorMessage = shown({ type: 'install', actor, ...d, state: snap.value, at }, this.masksOf(d.agent_id, null), INSPECTOR_IDS);
     return { key: JSON.stringify([snap.value, d.name, d.files_done, d.files_total, d.bytes]), msg };
   }
 

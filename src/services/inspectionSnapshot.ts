@@ -92,8 +92,9 @@ function agentOf(profile: AgentProfile, s: SnapshotSources, now: number): AgentI
   const topics = views.map((t) => topicOf(t, s, now));
   // behaviour.md §13.2 `installs` entry: the install's public fields (no agent id: it sits under its agent).
   const installs = s.directory.installs(agentId).map(({ request_id: _r, ...progress }) => progress);
-  // The snapshot's masking point for an agent's own fields, with its env-store values (its topics are masked above).
-  const own = shown({ agent_id: agentId, home: profile.home, ...s.agentExtras(agentId), installs }, s.secrets.masks(agentId), INSPECTOR_IDS);
+  // The snapshot's masking point for an agent's own fields, with all its values (its topics are masked above).
+  const masks = s.secrets.agentMasks(agentId, views.map((t) => t.context.session.vars));
+  const own = shown({ agent_id: agentId, home: profile.home, ...s.agentExtras(agentId), installs }, masks, INSPECTOR_IDS);
   return { ...own, topics };
 }
 

@@ -36,17 +36,18 @@ export function newInstallId(): string {
 export class Installs implements InstallServices {
   /**
    * `progress` hears each change of a running install's public progress, its end included
-   * (`GET /installs/stream`); `masks` gives the values of an agent's topic to keep out of it.
+   * (`GET /installs/stream`); `masks` gives the values of an agent to keep out of it (topic null: all of them).
    */
   constructor(private readonly directory: AgentDirectory, readonly deps: InstallDeps, private readonly progress?: ProgressListener, private readonly masks: TopicMasks = () => null) {}
 
   /**
    * The masking point of install listings and streams (behaviour.md §13.4): an install's progress
-   * with every string through the one rule, with the values of the topic that started it. The
-   * source is the agent's text (a URL with a token in its query, user-info, a path).
+   * with every string through the one rule, with every value of its agent (an install belongs to
+   * the agent, not to a topic). The source is the agent's text (a URL with a token in its query,
+   * user-info, a path).
    */
   private shownProgress(snap: InstallSnapshot): InstallProgressEntry {
-    return shown(installProgressOf(snap), this.masks(snap.context.agentId, snap.context.topic));
+    return shown(installProgressOf(snap), this.masks(snap.context.agentId, null));
   }
 
   /** GET /packages: the agent's registry records, sorted by name, as shown (their sources and addresses are the agent's text). */
@@ -76,7 +77,7 @@ export class Installs implements InstallServices {
   });
 
   install(ctx: CommandContext, req: InstallRequest, source: string): Promise<InstallOutcome> {
-    const input: InstallInput = { installId: newInstallId(), agentId: ctx.agent.id, source, requestId: ctx.requestId ?? null, topic: ctx.session.ref.topic, request: req };
+    const input: InstallInput = { installId: newInstallId(), agentId: ctx.agent.id, source, requestId: ctx.requestId ?? null, request: req };
     const actor = this.directory.openInstall(input);
     if (!actor) return Promise.resolve({ ok: false, code: 'CONFLICT', message: `Agent ${input.agentId} was deleted` });
     if (this.progress) this.report(input.agentId, actor, this.progress);

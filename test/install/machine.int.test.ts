@@ -114,7 +114,7 @@ async function waitFor(cond: () => boolean): Promise<void> {
 }
 
 describe('install machine graph (xstate/graph)', () => {
-  const input: InstallInput = { installId: 'ins_0123456789abcdef', agentId: 'leo', source: 'x', requestId: null, topic: 'main', request: null };
+  const input: InstallInput = { installId: 'ins_0123456789abcdef', agentId: 'leo', source: 'x', requestId: null, request: null };
   const outcome = { ok: true as const, record: { name: 'x', type: 'app' as const, mode: 'link' as const, uri: 'https://x', source: 'x', installedAt: '2025-06-01T10:00:00.000Z' }, reinstalled: false, symlinksSkipped: 0, display: 'x' };
   const events: InstallEvent[] = [
     { type: 'install.progress', filesDone: 1, filesTotal: 2, bytes: 10 },
