@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { createServer, type ServerResponse } from 'node:http';
 
 /**
  * The secrets of behaviour.md §13.4 as an agent would plant them: each kind of secret in each
@@ -96,4 +97,71 @@ function forms(core: string): string[] {
 /** The ids of the cases whose secret shows in `text`. */
 export function leaks(text: string, cases: readonly SecretCase[]): string[] {
   return cases.filter((c) => forms(c.core).some((f) => text.includes(f))).map((c) => c.id);
+}
+
+/** A loopback server for planted documents and installs (secretCases' tags pick the title). */
+export interface PlantServer {
+  origin: string;
+  /** Titles by tag, read when a document is asked for. */
+  titles: Map<string, string>;
+  /** Answers held so far (installs under `/i/`). */
+  held(): number;
+  /** Finish every held answer. */
+  release(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * `/d/<tag>/…` answers a document whose front matter title is `titles.get(tag)`; `/i/<tag>/…` sends
+ * the same document's first bytes and holds the rest until `release()`, so an install stays running
+ * while its readers are looked at.
+ */
+export async function startPlantServer(): Promise<PlantServer> {
+  const titles = new Map<string, string>();
+  const held: Array<{ res: ServerResponse; rest: string }> = [];
+  const server = createServer((req, res) => {
+    const [, area, tag] = (req.url ?? '').split('?')[0].split('/');
+    const body = `---\ntitle: ${JSON.stringify(titles.get(tag) ?? 'none')}\n---\n# Page\n\nText.\n`;
+    res.writeHead(200, { 'Content-Type': 'text/markdown; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
+    if (area !== 'i') return void res.end(body);
+    res.write(body.slice(0, 10));
+    held.push({ res, rest: body.slice(10) });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const release = () => { for (const h of held.splice(0)) h.res.end(h.rest); };
+  return {
+    origin: `http://127.0.0.1:${(server.address() as { port: number }).port}`,
+    titles,
+    held: () => held.length,
+    release,
+    close: () => new Promise<void>((resolve) => {
+      for (const h of held.splice(0)) h.res.destroy();
+      server.close(() => resolve());
+      server.closeAllConnections();
+    }),
+  };
+}
+
+/** Read a streamed response (SSE) into `into.text` until it ends or its request is aborted. */
+export async function collect(res: Response, into: { text: string }): Promise<void> {
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
+  const dec = new TextDecoder();
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      into.text += dec.decode(value);
+    }
+  } catch {
+    // Aborted: what came so far is kept.
+  }
+}
+
+/** Poll `ok` every 20 ms; fails naming `what` after 30 s. */
+export async function until(ok: () => Promise<boolean> | boolean, what: string): Promise<void> {
+  for (let i = 0; i < 1500; i++) {
+    if (await ok()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error(`timed out waiting for ${what}`);
 }

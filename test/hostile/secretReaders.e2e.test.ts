@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync, rmSync } from 'node:fs';
-import { createServer, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { LoomClient } from '../../src/client/index.js';
 import { runCli } from '../helpers/daemon.js';
 import { openInspector, type InspectorSession } from '../inspector/support.js';
-import { leaks, planted, secretCases, type SecretCase } from './secretCases.js';
+import { collect, leaks, planted, secretCases, startPlantServer, until, type PlantServer, type SecretCase } from './secretCases.js';
 import { alive, Daemons } from './support.js';
 
 /**
@@ -19,47 +18,8 @@ const daemons = new Daemons();
 const cases = secretCases();
 /** What each reader got, filled once by beforeAll. */
 const got: Record<string, string> = {};
-let docServer: Server | undefined;
-const held: ServerResponse[] = [];
+let plants: PlantServer | undefined;
 let dataDir = '';
-
-/** A loopback server: `/d/<tag>/…` answers a document titled with the case's text; `/i/<tag>/…` holds the answer until released. */
-function startDocServer(titles: Map<string, string>): Promise<number> {
-  docServer = createServer((req, res) => {
-    const [, area, tag] = (req.url ?? '').split('?')[0].split('/');
-    const body = `---\ntitle: ${JSON.stringify(titles.get(tag) ?? 'none')}\n---\n# Page\n\nText.\n`;
-    res.writeHead(200, { 'Content-Type': 'text/markdown; charset=utf-8', 'Content-Length': Buffer.byteLength(body) });
-    if (area === 'i') {
-      res.write(body.slice(0, 10));
-      held.push(res);
-      (res as ServerResponse & { rest: string }).rest = body.slice(10);
-    } else res.end(body);
-  });
-  return new Promise((resolve) => (docServer as Server).listen(0, '127.0.0.1', () => resolve(((docServer as Server).address() as { port: number }).port)));
-}
-
-/** Read an SSE response into `into.text` until `signal` aborts. */
-async function collect(res: Response, into: { text: string }): Promise<void> {
-  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-  const dec = new TextDecoder();
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      into.text += dec.decode(value);
-    }
-  } catch {
-    // Aborted: what came so far is kept.
-  }
-}
-
-async function until(ok: () => Promise<boolean> | boolean, what: string): Promise<void> {
-  for (let i = 0; i < 1500; i++) {
-    if (await ok()) return;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
 
 /** Topics: a case's documents are opened in `d<tag>`, its install runs in `i<tag>`; each sets the case's session value first. */
 async function plantDocsAndInstalls(eve: LoomClient, origin: string): Promise<Array<Promise<unknown>>> {
@@ -90,9 +50,9 @@ async function plantRequests(base: string): Promise<void> {
 beforeAll(async () => {
   const d = await daemons.start();
   dataDir = d.dataDir;
-  const titles = new Map<string, string>();
-  const origin = `http://127.0.0.1:${await startDocServer(titles)}`;
-  for (const c of cases) titles.set(c.tag, planted(c, `${origin}/d`).text);
+  plants = await startPlantServer();
+  const origin = plants.origin;
+  for (const c of cases) plants.titles.set(c.tag, planted(c, `${origin}/d`).text);
   await fetch(`${d.base}/agents`, { method: 'POST', body: JSON.stringify({ agent_id: 'eve' }) });
   const eve = new LoomClient(d.base, 'eve');
   for (const c of cases.filter((x) => x.kind.value === 'env')) await eve.exec('setup', `/set $LEAK_${c.tag} = "${c.core}"`);
@@ -108,7 +68,7 @@ beforeAll(async () => {
   got['GET /installs'] = await (await fetch(`${d.base}/installs`, { headers: { 'X-Agent-Id': 'eve' } })).text();
   got['GET /inspect/state'] = await (await fetch(`${d.base}/inspect/state`)).text();
   got['loom inspect --json'] = (await runCli(['inspect', '--json'], { SVC_PORT: String(d.port), SVC_DATA_DIR: d.dataDir })).stdout;
-  for (const res of held.splice(0)) res.end((res as ServerResponse & { rest: string }).rest);
+  plants.release();
   await Promise.all(installs);
   got['GET /packages'] = await (await fetch(`${d.base}/packages`, { headers: { 'X-Agent-Id': 'eve' } })).text();
   await until(() => cases.every((c) => new RegExp(`"name":"p${c.tag}","source":"[^"]*","state":"installed"`).test(stream.text)), 'the stream to tell every install\'s end');
@@ -133,8 +93,7 @@ beforeAll(async () => {
 }, 180000);
 
 afterAll(async () => {
-  for (const res of held.splice(0)) res.destroy();
-  await new Promise<void>((resolve) => (docServer ? docServer.close(() => resolve()) : resolve()));
+  await plants?.close();
   await daemons.killAll();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
