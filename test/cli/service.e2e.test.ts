@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { holdsCredential, launchdPlist, servicePath, systemdEnvFile, systemdUnit, unsafeValue, type ServiceSpec } from '../../src/domain/serviceUnit.js';
+import { launchdPlist, systemdUnit, unsafeValue, type ServiceSpec } from '../../src/domain/serviceUnit.js';
 import { CLI, freePort, runCli, startDaemon, tempDir, type RunningDaemon } from '../helpers/daemon.js';
 
 /**
@@ -189,27 +189,6 @@ describe('service definitions (src/domain/serviceUnit.ts)', () => {
     expect(plist).toContain('    <key>SVC_DATA_DIR</key>\n    <string>/a&lt;b&gt;&amp;c</string>\n');
     expect(plist).toContain('  <key>KeepAlive</key>\n  <dict>\n    <key>SuccessfulExit</key>\n    <false/>\n  </dict>\n');
     expect(plist).toContain('  <key>StandardErrorPath</key>\n  <string>/home/a/.loom/loom.log</string>\n');
-  });
-
-  it('systemd: credentials are named by EnvironmentFile= (% doubled), and its file escapes what systemd unescapes', () => {
-    const unit = systemdUnit({ ...spec, secretEnv: { SVC_T: 'x' }, envFile: '/home/a/50%/loom.env' });
-    expect(unit).toContain('\nEnvironmentFile=/home/a/50%%/loom.env\n');
-    expect(unit).not.toContain('SVC_T');
-    expect(systemdEnvFile({ A: 'plain', B: 'q"b\\s$v`t' })).toBe('A="plain"\nB="q\\"b\\\\s\\$v\\`t"\n');
-  });
-
-  it('holdsCredential: secret shapes in the value (user-info, token query values, tokens) or a credential name', () => {
-    for (const [k, v] of [['SVC_GITHUB_API', 'https://u:p@api.github.com'], ['SVC_X', 'https://h/?access_token=abc'], ['SVC_X', 'ghp_0123456789abcdefABCDEF'], ['SVC_GITHUB_TOKEN', 'abc'], ['SVC_API_KEY', 'abc']]) {
-      expect([k, v, holdsCredential(k, v)]).toEqual([k, v, true]);
-    }
-    for (const [k, v] of [['SVC_GITHUB_API', 'https://api.github.com'], ['SVC_PORT', '3923'], ['SVC_DATA_DIR', '/home/a/.loom'], ['SVC_SANDBOX', 'workspace']]) {
-      expect([k, v, holdsCredential(k, v)]).toEqual([k, v, false]);
-    }
-  });
-
-  it('servicePath keeps absolute folders nobody else writes, once, in order', () => {
-    const facts = (d: string) => ({ '/usr/bin': { isDir: true, worldWritable: false }, '/tmp': { isDir: true, worldWritable: true }, '/etc/hosts': { isDir: false, worldWritable: false } } as Record<string, { isDir: boolean; worldWritable: boolean }>)[d] ?? null;
-    expect(servicePath('.::bin:/tmp:/usr/bin:/gone:/etc/hosts:/usr/bin', facts)).toEqual({ kept: ['/usr/bin'], dropped: ['.', '', 'bin', '/tmp', '/gone', '/etc/hosts'] });
   });
 
   it('unsafeValue names a value with a control character, and passes ordinary ones', () => {
