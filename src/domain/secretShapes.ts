@@ -16,7 +16,10 @@ export interface SecretShape {
   readonly name: string;
   /** False when the text cannot hold the shape (a plain test, so most texts cost nothing more). */
   readonly mayHold: (text: string) => boolean;
-  /** Global pattern whose named group `s` is the secret; never run on a text `mayHold` refused. */
+  /**
+   * Global pattern whose named group `s` is the secret and ends the match (what must follow it is a
+   * lookahead), so its place is known without the slower `d` flag; never run on a text `mayHold` refused.
+   */
   readonly pattern: RegExp;
   /** What replaces group `s`. */
   readonly mask: string;
@@ -36,13 +39,13 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
   {
     name: 'capability secret',
     mayHold: (t) => t.includes('caps_'),
-    pattern: new RegExp(`caps_(?<s>${B64}{16,})${NOT_B64_AFTER}`, 'dg'),
+    pattern: new RegExp(`caps_(?<s>${B64}{16,})${NOT_B64_AFTER}`, 'g'),
     mask: '<secret>',
   },
   {
     name: 'webhook token',
     mayHold: (t) => t.includes('wh_'),
-    pattern: new RegExp(`wh_(?<s>${B64}{16,})${NOT_B64_AFTER}`, 'dg'),
+    pattern: new RegExp(`wh_(?<s>${B64}{16,})${NOT_B64_AFTER}`, 'g'),
     mask: '<token>',
   },
   {
@@ -50,40 +53,41 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
     // there is left to its own shape, so it reads `wh_<token>`).
     name: 'webhook URL',
     mayHold: (t) => t.includes('/webhook/'),
-    pattern: new RegExp(`/webhook/(?<s>(?!wh_<token>|<token>|wh_${B64}{16,}${NOT_B64_AFTER})[^\\s/?#"'\`<>\\\\]+)`, 'dg'),
+    pattern: new RegExp(`/webhook/(?<s>(?!wh_<token>|<token>|wh_${B64}{16,}${NOT_B64_AFTER})[^\\s/?#"'\`<>\\\\]+)`, 'g'),
     mask: '<token>',
   },
   {
     // `+` separates words too: a header typed into a form-encoded query (`Authorization:+Bearer+…`).
     name: 'authorization header',
     mayHold: (t) => /authori[sz]ation/i.test(t),
-    pattern: /authori[sz]ation[\s+]*:[\s+]*(?:bearer|basic|token)[\s+]+(?<s>(?!<secret>)[^\s+"'`<>\\]+)/dgi,
+    pattern: /authori[sz]ation[\s+]*:[\s+]*(?:bearer|basic|token)[\s+]+(?<s>(?!<secret>)[^\s+"'`<>\\]+)/gi,
     mask: '<secret>',
   },
   {
     // ghp_ (classic), gho_ (OAuth), ghu_/ghs_ (app user/server), ghr_ (refresh).
     name: 'GitHub token',
     mayHold: (t) => t.includes('gh'),
-    pattern: /gh[pousr]_(?<s>[A-Za-z0-9]{16,})(?![A-Za-z0-9_])/dg,
+    pattern: /gh[pousr]_(?<s>[A-Za-z0-9]{16,})(?![A-Za-z0-9_])/g,
     mask: '<secret>',
   },
   {
     name: 'GitHub fine-grained token',
     mayHold: (t) => t.includes('github_pat_'),
-    pattern: /github_pat_(?<s>[A-Za-z0-9_]{16,})/dg,
+    pattern: /github_pat_(?<s>[A-Za-z0-9_]{16,})/g,
     mask: '<secret>',
   },
   {
-    // `scheme://user:password@host`: the whole user-info, since a token often stands alone there.
+    // `scheme://user:password@host`: the whole user-info, since a token often stands alone there
+    // (matched from `://`: a scheme adds nothing, and scanning for one at every letter is slow).
     name: 'URL user-info',
     mayHold: (t) => t.includes('@') && t.includes('://'),
-    pattern: /[A-Za-z][A-Za-z0-9+.-]*:\/\/(?<s>[^\s/?#@"'`<>\\]+)@/dg,
+    pattern: /:\/\/(?<s>[^\s/?#@"'`<>\\]+)(?=@)/g,
     mask: '<secret>',
   },
   {
     name: 'credential query value',
     mayHold: (t) => t.includes('='),
-    pattern: new RegExp(`[?&;]${QUERY_NAMES}=(?<s>[^&#\\s"'\`<>\\\\]+)`, 'dgi'),
+    pattern: new RegExp(`[?&;]${QUERY_NAMES}=(?<s>[^&#\\s"'\`<>\\\\]+)`, 'gi'),
     mask: '<secret>',
   },
 ];
@@ -99,9 +103,10 @@ export function shapeSpans(text: string): Span[] {
   const spans: Span[] = [];
   for (const s of SECRET_SHAPES) {
     if (!s.mayHold(text)) continue;
-    for (const m of text.matchAll(s.pattern)) {
-      const at = (m.indices?.groups?.s) as [number, number] | undefined;
-      if (at) spans.push([at[0], at[1], s.mask]);
+    s.pattern.lastIndex = 0;
+    for (let m = s.pattern.exec(text); m; m = s.pattern.exec(text)) {
+      const end = m.index + m[0].length;
+      spans.push([end - (m.groups as { s: string }).s.length, end, s.mask]);
     }
   }
   return spans;
