@@ -11,6 +11,9 @@ import type { HubName, TopicRef } from '../domain/topic.js';
 import { topicSystemId, type AgentProfile, type DeleteCounts } from '../machines/agent.js';
 import { nextTicketId } from '../machines/topicQueue.js';
 import { checkAgentRoots, createHome } from '../effects/homePolicy.js';
+import { realpathPrefix } from '../effects/workspace.js';
+import { effectiveNetwork, effectiveSandbox } from '../domain/sandbox.js';
+import { confinementChanged, nextProfile } from '../domain/agentProfile.js';
 import { killAll } from '../effects/processes.js';
 import { followTopic, runTicket, type Submission, type TicketListener } from './commandRun.js';
 import { purgeHome, purgeRefusal } from '../effects/homePurge.js';
@@ -138,7 +141,10 @@ export class LoomSystem {
 
   /** GET /agents: registered agents sorted by id; tokens never appear (behaviour.md §9.5). */
   listAgents(): AgentSummary[] {
-    return this.directory.profiles().map((a) => ({ id: a.id, home: a.home, allowedPaths: a.allowedPaths, createdAt: a.createdAt, sandbox: a.sandbox ?? this.deps.info.sandbox ?? 'none' }));
+    return this.directory.profiles().map((a) => ({
+      id: a.id, home: a.home, allowedPaths: a.allowedPaths, createdAt: a.createdAt,
+      sandbox: effectiveSandbox(a.sandbox, this.deps.info.sandbox ?? 'none'), sandbox_source: a.sandbox ? 'agent' : 'default', network: effectiveNetwork(a.network),
+    }));
   }
 
   /** Default home of an agent (behaviour.md §1.4); the user wire has none (its routes require `home`). */
@@ -153,21 +159,15 @@ export class LoomSystem {
     this.features.validateRegistration(input);
     await this.directory.settled(input.agentId);
     const existing = this.directory.profile(input.agentId);
-    const home = input.home !== undefined ? resolve(input.home) : existing?.home ?? this.defaultHome(input.agentId);
-    createHome(home);
-    const profile: AgentProfile = {
-      ...(existing ?? {}),
-      id: input.agentId,
-      home,
-      allowedPaths: input.allowedPaths ?? existing?.allowedPaths ?? [],
-      createdAt: existing?.createdAt ?? new Date(this.deps.clock.now()).toISOString(),
-      sandbox: input.sandbox ?? existing?.sandbox ?? this.deps.info.sandbox ?? 'none',
-    };
+    const given = input.home !== undefined ? resolve(input.home) : existing?.home ?? this.defaultHome(input.agentId);
+    createHome(given);
+    // behaviour.md §15.4: the roots are stored as real paths, so a link swapped in later is refused, never followed.
+    const resolved = { home: input.home !== undefined ? realpathPrefix(given) : given, allowedPaths: input.allowedPaths?.map((p) => realpathPrefix(resolve(p))), now: this.deps.clock.now() };
+    const profile = nextProfile(existing, input, resolved);
     // The registry persists the profile first; the actor then holds it (what every reader reads).
     await this.deps.agents.put(profile);
     this.directory.put(profile);
-    // behaviour.md §9.5: a changed home disposes the agent's sessions; so does a changed sandbox (a live shell keeps the rules it started with).
-    if (existing && (existing.home !== home || (existing.sandbox ?? this.deps.info.sandbox ?? 'none') !== profile.sandbox)) this.directory.closeTopics(profile.id, this.deps.clock.now());
+    if (existing && confinementChanged(existing, profile, this.deps.info.sandbox ?? 'none')) this.directory.closeTopics(profile.id, this.deps.clock.now());
     const extra = await this.features.applyRegistration(() => this.directory.profile(profile.id) ?? profile, input);
     return { id: profile.id, home: profile.home, created: !existing, extra };
   }
