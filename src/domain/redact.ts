@@ -41,9 +41,8 @@ function walk(v: unknown, masks: ValueMasks | null, keep: ReadonlySet<string>): 
   if (typeof v === 'string') return redactText(v, masks);
   if (v === null || typeof v !== 'object') return v;
   if (Array.isArray(v)) return v.map((x) => walk(x, masks, keep));
-  const out: Record<string, unknown> = {};
-  for (const [k, x] of Object.entries(v)) out[k] = keep.has(k) && typeof x === 'string' ? x : walk(x, masks, keep);
-  return out;
+  // fromEntries defines each key, so a key named `__proto__` stays a key (docs/decisions/0012).
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, keep.has(k) && typeof x === 'string' ? x : walk(x, masks, keep)]));
 }
 
 /**

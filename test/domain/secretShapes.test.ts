@@ -62,6 +62,9 @@ describe('known values through percent-encoding', () => {
   it('shown masks every string of a JSON value but the keys it keeps', () => {
     const value = { agent_id: `a${CAPS}`, doc: { uri: `https://h/${pct(CAPS)}`, title: 'see s3cret value!' }, n: 3, list: [GHP, null] };
     expect(shown(value, masks, new Set(['agent_id']))).toEqual({ agent_id: `a${CAPS}`, doc: { uri: `https://h/${pct('caps_')}<secret>`, title: 'see ${env:API}' }, n: 3, list: ['ghp_<secret>', null] });
+    const proto = shown(JSON.parse(`{"__proto__":{"t":"${GHP}"}}`) as Record<string, unknown>, null);
+    expect(Object.keys(proto)).toEqual(['__proto__']);
+    expect(JSON.stringify(proto)).toBe('{"__proto__":{"t":"ghp_<secret>"}}');
   });
 });
 
