@@ -1,6 +1,7 @@
 // Redaction cost per command: what the inspector, traces and the request log pay for masking
-// secrets by shape (capability secrets, webhook tokens/URLs, Authorization headers, GitHub tokens)
-// on top of masking known values. Pure functions from dist/, timed in this process.
+// secrets by shape (capability secrets, webhook tokens/URLs, Authorization headers, GitHub tokens,
+// URL user-info, credential query values, each also percent-encoded) on top of masking known
+// values. Pure functions from dist/, timed in this process.
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { median, root, writeResult } from './common.mjs';
@@ -17,6 +18,8 @@ const cases = [
   ['`/exec curl … /webhook/wh_…` (webhook URL)', `/exec curl -s -X POST http://127.0.0.1:3923/webhook/${wh} -d done`],
   ['`/exec curl -H "Authorization: Bearer …" …` and a `ghp_` token', `/exec curl -H "Authorization: Bearer eyJhbGciOiJIUzI1NiJ9.payload.sig" -H "X-Gh: ghp_${'a1'.repeat(18)}" https://api.example`],
   ['`/exec echo caps_…` with a 300-character line', `/exec echo ${caps} ${'x'.repeat(250)}`],
+  ['`/open https://…/?q=%20caps%5F…` (percent-encoded secret)', `/open https://docs.example/a%20b/page.md?q=%20caps%5F${'Q7'.repeat(21)}x`],
+  ['`/install https://deploy:…@host/…?access_token=…` (user-info, query value)', `/install https://deploy:pw-${'z9'.repeat(10)}@git.example/o/r.md?ref=main&access_token=${'t0'.repeat(12)}`],
 ];
 const masks = compileMasks([['s3cret-value-123', envMask('TOKEN')], ['another-secret-9', envMask('OTHER')]]);
 

@@ -111,7 +111,9 @@ function startEgress(c: Composition, handler: (req: IncomingMessage, res: Server
 export function listen(c: Composition, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
     // What app.listen does, with the fast paths (AppContext.fastPaths) tried before the app.
-    const log = c.requestLog ? requestLogger(c.requestLog, Date.now, c.ctx.wire) : null;
+    // The log masks the values of registered agents only: a name a client made up keeps no list.
+    const masks = (agent: string, topic: string | null) => (c.system.hasAgent(agent) ? c.system.inspection.topicMasks(agent, topic) : null);
+    const log = c.requestLog ? requestLogger(c.requestLog, Date.now, c.ctx.wire, masks) : null;
     const handler = (req: IncomingMessage, res: ServerResponse) => {
       log?.(req, res);
       for (const fast of c.ctx.fastPaths) if (fast(req, res)) return;

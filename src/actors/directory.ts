@@ -247,14 +247,19 @@ export class AgentDirectory {
     return this.shell(agentId, topic);
   }
 
-  /** Running installs of an agent with their progress (behaviour.md §13.2 `installs`). */
+  /** Running installs of an agent with their progress (behaviour.md §13.2 `installs`), as kept: readers mask them. */
   installs(agentId: string): Array<InstallProgress & { request_id: string | null }> {
+    return this.installSnapshots(agentId).map(installProgressOf);
+  }
+
+  /** The snapshots of an agent's running installs, by install id. */
+  installSnapshots(agentId: string): Array<ReturnType<InstallActor['getSnapshot']>> {
     const agent = this.awake(agentId);
     if (!agent) return [];
     return Object.entries(childrenOf(agent))
       .filter(([id]) => id.startsWith('install:'))
-      .map(([, ref]) => installProgressOf((ref as InstallActor).getSnapshot()))
-      .sort((a, b) => byString(a.install_id, b.install_id));
+      .map(([, ref]) => (ref as InstallActor).getSnapshot())
+      .sort((a, b) => byString(a.context.installId, b.context.installId));
   }
 
   /** The shell of a bash topic, if it has one (behaviour.md §8.3). */

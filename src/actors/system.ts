@@ -3,7 +3,6 @@ import { join, resolve } from 'node:path';
 import { CORE_HUBS } from '../commands/hubs.js';
 import type { HubPage, Services, TopicStatus } from '../commands/types.js';
 import type { AgentInput } from '../domain/agentInput.js';
-import type { PackageRecord } from '../domain/ports.js';
 import { LoomError } from '../domain/errors.js';
 import { WIRES, nounTitle, unknownIdentity, type WireDescription } from '../domain/wire.js';
 import type { InstallProgress } from '../domain/install.js';
@@ -258,11 +257,6 @@ export class LoomSystem {
     return this.directory.topics(agentId);
   }
 
-  /** GET /packages: an agent's package records, sorted by name. */
-  packages(agentId: string): PackageRecord[] {
-    return this.services.packages.list(agentId);
-  }
-
   /** Registered agent ids, sorted (GET /sessions without a filter). */
   agentIds(): string[] {
     return this.directory.profiles().map((a) => a.id);
@@ -273,7 +267,7 @@ export class LoomSystem {
     return { agents: this.directory.count(), sessions: this.directory.sessionCount() };
   }
 
-  /** Running installs of an agent with their progress (GET /installs, behaviour.md §13.2 `installs`). */
+  /** Running installs of an agent with their progress, as kept (GET /installs reads them masked, through the install service). */
   installs(agentId: string): Array<InstallProgress & { request_id: string | null }> {
     return this.directory.installs(agentId);
   }

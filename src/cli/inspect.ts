@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { InspectorSnapshot } from '../client/index.js';
 import { DaemonUnreachable } from '../client/index.js';
-import { redactText } from '../domain/redact.js';
+import { shown } from '../domain/redact.js';
 import { CliFailure, client, examples, globals, guard, type CliParts, type GlobalOpts } from './common.js';
 import { renderTop } from './topView.js';
 
@@ -34,8 +34,8 @@ async function inspect(opts: GlobalOpts, o: { open?: boolean }): Promise<number>
   const r = await c.inspectState();
   if (r.status !== 200) throw new Error(`GET /inspect/state answered HTTP ${r.status}`);
   if (opts.json) {
-    // As `loom top`: redacted again here, whatever daemon answered (masks are plain JSON string text).
-    process.stdout.write(`${redactText(JSON.stringify(r.body, null, 2))}\n`);
+    // As `loom top`: every string masked again here by the one rule, whatever daemon answered.
+    process.stdout.write(`${JSON.stringify(shown(r.body, null), null, 2)}\n`);
     return 0;
   }
   const url = pageUrl(opts);

@@ -1,9 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { accessSync, constants, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { accessSync, closeSync, constants, existsSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
-import { delimiter, dirname, join, resolve } from 'node:path';
+import { basename, delimiter, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { LAUNCHD_LABEL, SYSTEMD_UNIT, launchdPlist, systemdUnit, unsafeValue, type ServiceSpec } from '../domain/serviceUnit.js';
+import { LAUNCHD_LABEL, SYSTEMD_ENV_FILE, SYSTEMD_UNIT, holdsCredential, launchdPlist, servicePath, systemdEnvFile, systemdUnit, unsafeValue, type PathFacts, type ServiceSpec } from '../domain/serviceUnit.js';
 import { WIRES } from '../domain/wire.js';
 import { CliFailure, client, cliPort, dataDir, examples, globals, guard, print, type CliParts, type GlobalOpts } from './common.js';
 
@@ -53,25 +54,71 @@ function call(tool: string, args: string[]): { code: number | null; stdout: stri
 /** The first line of a program's complaint, for a one-line error. */
 const firstLine = (r: { stdout: string; stderr: string; code: number | null }) => (r.stderr.trim() || r.stdout.trim() || `exit ${r.code}`).split('\n')[0];
 
+/** What the service's PATH needs to know of a folder (it follows symlinks, as a lookup would). */
+const pathFacts: PathFacts = (dir) => {
+  try {
+    const st = statSync(dir);
+    return { isDir: st.isDirectory(), worldWritable: (st.mode & 0o002) !== 0 };
+  } catch {
+    // Missing or unreadable: not a folder the service can run tools from.
+    return null;
+  }
+};
+
+/** A service definition, and the PATH entries it left out. */
+interface Planned {
+  spec: ServiceSpec;
+  pathDropped: string[];
+}
+
 /**
  * What the service runs: this Node and this CLI, with the data directory and port as this
- * command sees them (absolute), every other SVC_* setting, and PATH (CLI actions run tools by name).
+ * command sees them (absolute), every other SVC_* setting, and PATH (CLI actions run tools by name)
+ * without its unsafe entries (behaviour.md §17). Credentials go to the environment file (systemd).
  */
-function spec(opts: GlobalOpts): ServiceSpec {
+function plan(opts: GlobalOpts, m: Manager): Planned {
+  const captured: Record<string, string> = {};
+  for (const [k, v] of Object.entries(process.env)) if (k.startsWith('SVC_') && v !== undefined && v !== '') captured[k] = v;
+  captured.SVC_DATA_DIR = resolve(dataDir());
+  captured.SVC_PORT = String(cliPort(opts));
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries(process.env)) if (k.startsWith('SVC_') && v !== undefined && v !== '') env[k] = v;
-  env.SVC_DATA_DIR = resolve(dataDir());
-  env.SVC_PORT = String(cliPort(opts));
-  if (process.env.PATH) env.PATH = process.env.PATH;
+  const secretEnv: Record<string, string> = {};
+  for (const [k, v] of Object.entries(captured)) (holdsCredential(k, v) ? secretEnv : env)[k] = v;
+  const path = servicePath(process.env.PATH ?? '', pathFacts);
+  if (path.kept.length > 0) env.PATH = path.kept.join(delimiter);
+  const hasSecrets = Object.keys(secretEnv).length > 0;
   const s: ServiceSpec = {
     node: process.execPath,
     cli: fileURLToPath(new URL('./main.js', import.meta.url)),
-    env,
-    logFile: join(env.SVC_DATA_DIR, WIRES.agent.files.daemonLog),
+    env, secretEnv,
+    envFile: m.kind === 'systemd' && hasSecrets ? join(dirname(m.file), SYSTEMD_ENV_FILE) : null,
+    logFile: join(captured.SVC_DATA_DIR, WIRES.agent.files.daemonLog),
   };
   const bad = unsafeValue(s);
   if (bad) throw new CliFailure({ error: `cannot write the service: ${bad}`, code: 'SERVICE_FAILED' });
-  return s;
+  return { spec: s, pathDropped: process.env.PATH ? path.dropped : [] };
+}
+
+/**
+ * Write `text` to `file` readable by its owner only: a 0600 temp file beside it, synced, renamed
+ * over it. A unit that existed with another mode (0666) is replaced, not rewritten in place, so
+ * nobody else can change it meanwhile and it ends 0600.
+ */
+function writePrivate(file: string, text: string): void {
+  const tmp = join(dirname(file), `.${basename(file)}.${randomBytes(4).toString('hex')}.tmp`);
+  const fd = openSync(tmp, 'wx', 0o600);
+  try {
+    writeSync(fd, text);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    renameSync(tmp, file);
+  } catch (err) {
+    unlinkSync(tmp);
+    throw err;
+  }
 }
 
 /** True when a daemon already answers on the port (the service would then fail to bind it). */
@@ -88,10 +135,13 @@ const guiDomain = () => `gui/${userInfo().uid}`;
 
 async function install(opts: GlobalOpts): Promise<number> {
   const m = manager();
-  const s = spec(opts);
+  const { spec: s, pathDropped } = plan(opts, m);
   const replaced = existsSync(m.file);
   mkdirSync(dirname(m.file), { recursive: true });
-  writeFileSync(m.file, m.kind === 'systemd' ? systemdUnit(s) : launchdPlist(s), { mode: 0o644 });
+  // The credentials first: the unit that names them never exists without them.
+  if (s.envFile) writePrivate(s.envFile, systemdEnvFile(s.secretEnv ?? {}));
+  else if (m.kind === 'systemd') rmSync(join(dirname(m.file), SYSTEMD_ENV_FILE), { force: true });
+  writePrivate(m.file, m.kind === 'systemd' ? systemdUnit(s) : launchdPlist(s));
   const busy = await daemonAnswers(opts);
   const steps: string[][] = m.kind === 'systemd'
     ? [['--user', 'daemon-reload'], ['--user', 'enable', ...(busy ? [] : ['--now']), SYSTEMD_UNIT]]
@@ -103,13 +153,19 @@ async function install(opts: GlobalOpts): Promise<number> {
       throw new CliFailure({ error: `${m.tool} ${args.join(' ')} failed: ${firstLine(r)}`, code: 'SERVICE_FAILED', message: `the ${m.kind === 'systemd' ? 'unit' : 'agent'} is written to ${m.file}; remove it with: loom service uninstall` });
     }
   }
-  const port = s.env.SVC_PORT;
+  const port = s.env.SVC_PORT ?? s.secretEnv?.SVC_PORT;
+  const dataDirShown = s.env.SVC_DATA_DIR ?? s.secretEnv?.SVC_DATA_DIR;
   const started = busy
     ? `a daemon already answers on port ${port}: the service starts at the next login, or now after: loom stop && ${m.kind === 'systemd' ? `systemctl --user start ${SYSTEMD_UNIT}` : `launchctl bootstrap ${guiDomain()} ${m.file}`}`
     : `started; it restarts when it fails and starts at login (${m.kind === 'systemd' ? `systemctl --user status ${SYSTEMD_UNIT}` : `launchctl print ${guiDomain()}/${LAUNCHD_LABEL}`})`;
-  print(opts, { manager: m.kind, file: m.file, replaced, started: !busy, data_dir: s.env.SVC_DATA_DIR, port: Number(port) },
+  const secrets = Object.keys(s.secretEnv ?? {});
+  const notes = [
+    ...(pathDropped.length > 0 ? [`  PATH: left out ${pathDropped.map((d) => JSON.stringify(d)).join(', ')} (not absolute, missing, or writable by anyone)`] : []),
+    ...(s.envFile ? [`  credentials: ${secrets.join(', ')} in ${s.envFile} (mode 0600), not in the unit`] : []),
+  ];
+  print(opts, { manager: m.kind, file: m.file, replaced, started: !busy, data_dir: dataDirShown, port: Number(port), env_file: s.envFile ?? null, path_dropped: pathDropped },
     `${replaced ? 'Replaced' : 'Installed'} the ${m.kind === 'systemd' ? 'systemd user unit' : 'launchd agent'} ${m.file}\n` +
-    `  runs: ${[s.node, s.cli, 'daemon', '--quiet'].join(' ')}\n  data: ${s.env.SVC_DATA_DIR} · port ${port}\n  ${started}`);
+    `  runs: ${[s.node, s.cli, 'daemon', '--quiet'].join(' ')}\n  data: ${dataDirShown} · port ${port}\n  ${started}${notes.map((n) => `\n${n}`).join('')}`);
   return 0;
 }
 
@@ -122,6 +178,7 @@ async function uninstall(opts: GlobalOpts): Promise<number> {
   // Stopping may fail (not loaded, no user session): the file goes either way, and the answer says so.
   const stop = m.kind === 'systemd' ? call(m.tool, ['--user', 'disable', '--now', SYSTEMD_UNIT]) : call(m.tool, ['bootout', `${guiDomain()}/${LAUNCHD_LABEL}`]);
   rmSync(m.file, { force: true });
+  if (m.kind === 'systemd') rmSync(join(dirname(m.file), SYSTEMD_ENV_FILE), { force: true });
   if (m.kind === 'systemd') call(m.tool, ['--user', 'daemon-reload']);
   const note = stop.code === 0 ? 'stopped and disabled' : `could not stop it: ${firstLine(stop)}`;
   print(opts, { manager: m.kind, file: m.file, removed: true, stopped: stop.code === 0 }, `Removed the loom service ${m.file} (${note})`);

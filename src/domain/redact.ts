@@ -1,15 +1,48 @@
 import { CMD_DISPLAY_CHARS, TRACE_SECRET_MIN_CHARS } from './limits.js';
 import { cutLine, firstLine } from './output.js';
+import { applySpans, decodedSpans, type Span } from './percentView.js';
 import { maskShapes } from './secretShapes.js';
 
 /**
- * The one redaction of text that leaves the daemon's private keeping (the inspector, `loom top`,
- * traces' shapes, the request log): every secret of a known shape (secretShapes.ts) masked, then
- * every `known` value (env-store values, session variables) replaced by its mask.
+ * The one masking rule for a text an agent controls that reaches a reader other than the agent's
+ * own answer (behaviour.md §13.4: the inspector, `loom top`, install listings, traces' shapes, the
+ * request log): every secret of a known shape masked (secretShapes.ts), then every `known` value
+ * (env-store values, session variables) replaced by its mask, each as written and as the text
+ * reads once percent-decoded.
  */
 export function redactText(text: string, known?: ValueMasks | null): string {
   const shaped = maskShapes(text);
-  return known ? maskValues(shaped, known) : shaped;
+  return known ? maskKnown(shaped, known) : shaped;
+}
+
+/** `text` with every value of `masks` masked, as written and percent-decoded (`safeEnd`: see maskValues). */
+function maskKnown(text: string, masks: ValueMasks, safeEnd = text.length): string {
+  const spans = valueSpans(text, masks, safeEnd);
+  for (const s of decodedSpans(text, (d) => valueSpans(d, masks), DECODE_DEPTH)) if (s[0] < safeEnd) spans.push(s);
+  return applySpans(text, spans, safeEnd);
+}
+
+/** Levels of percent-encoding read through for values (as for shapes). */
+const DECODE_DEPTH = 3;
+
+/**
+ * `value` (plain JSON: objects, arrays, strings, numbers…) with every string passed through
+ * {@link redactText}, except the strings of the keys in `keep` (identifiers a reader keys on).
+ * Keys are kept as they are. This is how each reader's masking point applies the one rule to
+ * everything it feeds, fields added later included.
+ */
+export function shown<T>(value: T, masks: ValueMasks | null, keep: ReadonlySet<string> = NO_KEYS): T {
+  return walk(value, masks, keep) as T;
+}
+
+const NO_KEYS: ReadonlySet<string> = new Set();
+
+function walk(v: unknown, masks: ValueMasks | null, keep: ReadonlySet<string>): unknown {
+  if (typeof v === 'string') return redactText(v, masks);
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) return v.map((x) => walk(x, masks, keep));
+  // fromEntries defines each key, so a key named `__proto__` stays a key (docs/decisions/0012).
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, keep.has(k) && typeof x === 'string' ? x : walk(x, masks, keep)]));
 }
 
 /**
@@ -25,9 +58,11 @@ export function redactCommand(cmd: string, masks?: ValueMasks | null): string {
   const line = maskShapes(maskSet(firstLine(cmd)));
   if (!masks) return cutLine(line);
   // Only the start of a long line can be shown: enough of it that every value overlapping what is
-  // shown lies whole inside it (see maskValues), so a 10 MiB line is not scanned whole.
-  const bound = SHOWN_UNITS + (Math.floor(SHOWN_UNITS / masks.minMask) + 1) * masks.maxLen;
-  return cutLine(line.length > bound ? maskValues(line.slice(0, bound), masks, bound - masks.maxLen + 1) : maskValues(line, masks));
+  // shown lies whole inside it (see maskValues), so a 10 MiB line is not scanned whole. A value
+  // may be percent-encoded there: three units for each of its own.
+  const longest = 3 * masks.maxLen;
+  const bound = SHOWN_UNITS + (Math.floor(SHOWN_UNITS / masks.minMask) + 1) * longest;
+  return cutLine(line.length > bound ? maskKnown(line.slice(0, bound), masks, bound - longest + 1) : maskKnown(line, masks));
 }
 
 /** UTF-16 units that can hold the shown 200 characters. */
@@ -117,21 +152,14 @@ export function compileMasks(pairs: Iterable<MaskedValue>): ValueMasks | null {
  * short, so nothing from there on is shown (`…` marks the cut).
  */
 export function maskValues(text: string, masks: ValueMasks, safeEnd = text.length): string {
-  let spans: Array<[start: number, end: number, mask: string]> | undefined;
+  return applySpans(text, valueSpans(text, masks, safeEnd), safeEnd);
+}
+
+/** Where the values of `masks` occur in `text` (starting before `safeEnd`), each with its mask. */
+export function valueSpans(text: string, masks: ValueMasks, safeEnd = text.length): Span[] {
+  const spans: Span[] = [];
   for (const [value, mask] of masks.list) {
-    for (let i = text.indexOf(value); i >= 0 && i < safeEnd; i = text.indexOf(value, i + 1)) (spans ??= []).push([i, i + value.length, mask]);
+    for (let i = text.indexOf(value); i >= 0 && i < safeEnd; i = text.indexOf(value, i + 1)) spans.push([i, i + value.length, mask]);
   }
-  const tail = safeEnd < text.length ? '…' : '';
-  if (!spans) return tail ? text.slice(0, safeEnd) + tail : text;
-  spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
-  let out = '';
-  let pos = 0;
-  for (let k = 0; k < spans.length;) {
-    const [start, first, mask] = spans[k];
-    let end = first;
-    for (k++; k < spans.length && spans[k][0] < end; k++) end = Math.max(end, spans[k][1]);
-    out += text.slice(pos, start) + mask;
-    pos = end;
-  }
-  return out + (pos < safeEnd ? text.slice(pos, safeEnd) : '') + tail;
+  return spans;
 }

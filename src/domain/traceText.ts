@@ -1,4 +1,5 @@
 import { TRACE_SECRET_MIN_CHARS } from './limits.js';
+import { applySpans, decodedSpans, type Span } from './percentView.js';
 import { maskShapes } from './secretShapes.js';
 
 /**
@@ -137,6 +138,8 @@ export function scrub(text: string, ctx: ScrubContext): string {
   let out = text;
   const secrets = [...(ctx.secrets ?? [])].filter(([, v]) => [...v].length >= TRACE_SECRET_MIN_CHARS).sort((a, b) => b[1].length - a[1].length);
   for (const [name, value] of secrets) if (out.includes(value)) out = out.split(value).join(ref(name));
+  // A value percent-encoded (in a URL the agent opened) is kept out as well, as its name.
+  if (secrets.length > 0) out = applySpans(out, decodedSpans(out, (d) => secretSpans(d, secrets), 3));
   out = maskShapes(out);
   if (ctx.home && ctx.home.length > 1 && out.includes(ctx.home)) {
     out = out.replace(new RegExp(`${escapeRe(ctx.home.replace(/\/+$/, ''))}(?![A-Za-z0-9._-])`, 'g'), '~');
@@ -145,6 +148,15 @@ export function scrub(text: string, ctx: ScrubContext): string {
     out = out.replace(new RegExp(`\\b(127\\.0\\.0\\.1|localhost):${ctx.port}(?!\\d)`, 'g'), '$1:{port}');
   }
   return out;
+}
+
+/** Where the values of `secrets` occur in `text`, each shown as its `${env:NAME}`. */
+function secretSpans(text: string, secrets: readonly Secret[]): Span[] {
+  const spans: Span[] = [];
+  for (const [name, value] of secrets) {
+    for (let i = text.indexOf(value); i >= 0; i = text.indexOf(value, i + 1)) spans.push([i, i + value.length, ref(name)]);
+  }
+  return spans;
 }
 
 /**

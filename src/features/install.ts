@@ -18,12 +18,12 @@ const PARALLEL_FETCHES = 4;
  * recovery of interrupted commits. Registries are read at start-up so an unreadable one stops the
  * daemon (behaviour.md §1.1).
  */
-export const installFeature: Feature = ({ directory, agents, env, clock, info, githubApi, stateFolders }) => {
+export const installFeature: Feature = ({ directory, inspection, agents, env, clock, info, githubApi, stateFolders }) => {
   const store = new FilePackageStore(info.dataDir, WIRES[info.wire].stateRoot);
   const streams = new EventStreams(clock);
   const installs = new Installs(directory, {
     store, env, clock, githubApi, userAgent: `loom/${info.version}`, parallel: PARALLEL_FETCHES, dataDir: info.dataDir,
-  }, (agentId, p) => streams.publishTo(agentId, 'install', p));
+  }, (agentId, p, requestId) => streams.publishTo(agentId, 'install', p, requestId), inspection.topicMasks);
   for (const a of agents.list()) {
     // No state folder, no registry to read (it is made on first use).
     if (stateFolders.has(a.id)) store.check(a.id);
@@ -47,7 +47,7 @@ export const installFeature: Feature = ({ directory, agents, env, clock, info, g
     },
     onDelete: (agentId) => { store.forget(agentId); streams.closeAgent(agentId); },
     onShutdown: () => streams.closeAll(),
-    routes: [installsRoute(streams)],
+    routes: [installsRoute(streams, installs)],
     // GET /inspect/machines draws the install machine from its definition (behaviour.md §13.1).
     machines: [installMachine],
   };

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { redactText } from '../domain/redact.js';
-import { logPath, pathAgent, type RequestLogSink, type RequestNote } from '../domain/requestLog.js';
+import { shown, type ValueMasks } from '../domain/redact.js';
+import { logPath, pathAgent, type RequestLogEntry, type RequestLogSink, type RequestNote } from '../domain/requestLog.js';
 import { AGENT_WIRE, type WireDescription } from '../domain/wire.js';
 
 /** What routes learned about a request after reading its body (topic, command word, request id). */
@@ -21,31 +21,37 @@ function headerAgent(req: IncomingMessage, header: string): string | null {
   return s ? s : null;
 }
 
+/** The values of a registered agent's topic to keep out of the log (null: shapes only). */
+export type LogMasks = (agent: string, topic: string | null) => ValueMasks | null;
+
 /**
  * The request log (behaviour.md §2.13), installed in front of every handler — the Express app and
  * the /fs fast path alike — by `listen()`. It writes one entry when the response is done or the
  * client left; it never reads bodies, so nothing but the fields a route notes can reach the log.
+ * This is the log's masking point (§13.4): every field a client chose goes through the one rule,
+ * with the values of the agent and topic the request named, so a secret typed anywhere stays out.
  */
-export function requestLogger(sink: RequestLogSink, now: () => number = Date.now, wire: Pick<WireDescription, 'header' | 'resource'> = AGENT_WIRE): (req: IncomingMessage, res: ServerResponse) => void {
+export function requestLogger(sink: RequestLogSink, now: () => number = Date.now, wire: Pick<WireDescription, 'header' | 'resource'> = AGENT_WIRE, masksOf: LogMasks = () => null): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     const started = now();
     res.once('close', () => {
       const ended = now();
       const path = logPath(req.url ?? '/');
       const note = notes.get(res) ?? {};
-      // Every field a client chose goes through the one redaction: a secret typed anywhere stays out.
-      const clean = (v: string | null): string | null => (v === null ? null : redactText(v));
-      sink.write({
+      const agent = note.agent ?? headerAgent(req, wire.header) ?? pathAgent(path, wire.resource);
+      const topic = note.topic ?? null;
+      const entry: RequestLogEntry = {
         time: new Date(ended).toISOString(),
         method: req.method ?? '',
-        path: redactText(path),
+        path,
         status: res.statusCode,
         duration_ms: ended - started,
-        agent: clean(note.agent ?? headerAgent(req, wire.header) ?? pathAgent(path, wire.resource)),
-        topic: clean(note.topic ?? null),
-        command: clean(note.command ?? null),
-        request_id: clean(note.request_id ?? null),
-      });
+        agent,
+        topic,
+        command: note.command ?? null,
+        request_id: note.request_id ?? null,
+      };
+      sink.write(shown(entry, agent === null ? null : masksOf(agent, topic)));
     });
   };
 }

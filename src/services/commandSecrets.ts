@@ -21,6 +21,13 @@ interface SessionMasks {
   masks: ValueMasks | null;
 }
 
+/** An agent's masks for text that belongs to no one topic: its env values and every open session's variables. */
+interface UnionMasks {
+  env: AgentMasks;
+  vars: ReadonlyArray<ReadonlyMap<string, string>>;
+  masks: ValueMasks | null;
+}
+
 /**
  * The values a command's `cmd` must not show in the inspector (behaviour.md §13.4): every env-store
  * value of its agent (global, apps and configs: all an agent can read, a superset of what the trace
@@ -32,6 +39,7 @@ interface SessionMasks {
 export class CommandSecrets {
   private readonly agents = new Map<string, AgentMasks>();
   private readonly sessions = new WeakMap<ReadonlyMap<string, string>, SessionMasks>();
+  private readonly unions = new Map<string, UnionMasks>();
 
   constructor(private readonly env: Pick<EnvStore, 'values' | 'revision'>, private readonly now: () => number = Date.now) {}
 
@@ -53,9 +61,28 @@ export class CommandSecrets {
     return masks;
   }
 
+  /**
+   * The masks for a text of `agentId` that belongs to no one topic (an install source, a package
+   * record, a request path): its env-store values and the variables of each of its open sessions
+   * (`sessions`, their variable maps). Kept until the env store or one of the maps changes.
+   */
+  agentMasks(agentId: string, sessions: ReadonlyArray<ReadonlyMap<string, string>>): ValueMasks | null {
+    const vars = sessions.filter((v) => v.size > 0);
+    if (vars.length <= 1) return this.masks(agentId, vars[0]);
+    const env = this.envOf(agentId, false);
+    const kept = this.unions.get(agentId);
+    if (kept && kept.env === env && kept.vars.length === vars.length && kept.vars.every((v, i) => v === vars[i])) return kept.masks;
+    const pairs: MaskedValue[] = [...env.env];
+    for (const map of vars) for (const [name, value] of map) pairs.push([value, sessionMask(name)]);
+    const masks = compileMasks(pairs);
+    this.unions.set(agentId, { env, vars, masks });
+    return masks;
+  }
+
   /** Forget an agent (deleted): its list is not kept for nothing. */
   forget(agentId: string): void {
     this.agents.delete(agentId);
+    this.unions.delete(agentId);
   }
 
   private envOf(agentId: string, recheck: boolean): AgentMasks {

@@ -4,7 +4,8 @@ import type { Clock } from '../domain/ports.js';
 
 /** Where a stream's SSE events go (the HTTP route adapts an SseWriter to this). */
 export interface StreamSink {
-  send(name: 'ready' | 'event' | 'install' | 'ping', data: unknown): void;
+  /** `tag`: what a route may match the event on without it being sent (an install's raw request id). */
+  send(name: 'ready' | 'event' | 'install' | 'ping', data: unknown, tag?: string | null): void;
   /** End the response (agent deleted, daemon stopping). */
   end(): void;
 }
@@ -74,9 +75,9 @@ export class EventStreams {
     this.publishTo(event.agentId, 'event', event);
   }
 
-  /** One SSE event on every open stream of the agent (the install progress streams use `install`). */
-  publishTo(agentId: string, name: 'event' | 'install', data: unknown): void {
-    for (const s of this.byAgent.get(agentId) ?? []) s.sink.send(name, data);
+  /** One SSE event on every open stream of the agent (the install progress streams use `install`, tagged with its request id). */
+  publishTo(agentId: string, name: 'event' | 'install', data: unknown, tag?: string | null): void {
+    for (const s of this.byAgent.get(agentId) ?? []) s.sink.send(name, data, tag);
   }
 
   /** End every stream of an agent (DELETE /agents, spec §6); returns how many. */

@@ -12,13 +12,14 @@ import type { CommandEvent } from '../domain/ticket.js';
 import { topicSystemId } from '../machines/agent.js';
 import { CommandSecrets } from './commandSecrets.js';
 import type { ActorTree, DaemonActor } from '../actors/tree.js';
-import { describeActor, iso, type LiveActor, type LiveMessage } from './inspectionMessages.js';
-import { InspectionSerialiser } from './inspectionSerialiser.js';
+import { describeActor, type LiveActor, type LiveMessage } from './inspectionMessages.js';
+import { InspectionSerialiser, sessionJson, type HistorySessionChange } from './inspectionSerialiser.js';
 import { RecentCommands } from './recentCommands.js';
 import { observeSnapshots, type SnapshotEvent } from '../adapters/xstateSnapshots.js';
-import { shownDetail, TopicHistories, type SessionDetail } from './topicHistory.js';
+import { TopicHistories } from './topicHistory.js';
 
 export type { CommandFacts, InspectorMessage, LiveActor, LiveMessage } from './inspectionMessages.js';
+export type { HistorySessionChange } from './inspectionSerialiser.js';
 
 /** A webhook post the inbox took (what a trace records as a `webhook` step, behaviour.md §14.2). */
 export interface IntakeEvent {
@@ -37,16 +38,6 @@ export interface InspectionSources {
   extras(agentId: string): Record<string, unknown>;
   /** Machines of the features' actors (install, shell). */
   machines: AnyStateMachine[];
-}
-
-/** A session change a topic's history kept (behaviour.md §13.7), as the live feed gets it. */
-export interface HistorySessionChange {
-  /** The topic's system id. */
-  topicId: string;
-  agentId: string;
-  detail: SessionDetail;
-  /** ms since the epoch. */
-  at: number;
 }
 
 /** A raw observer of the whole tree (XState inspection events). */
@@ -87,6 +78,14 @@ export class Inspection {
     const session = (topic?.getSnapshot() as { context?: { session?: SessionState } } | undefined)?.context?.session;
     return this.secrets.masks(agentId, session?.vars);
   };
+
+  /** {@link masksFor} by topic name; a null topic: {@link agentMasks}. */
+  readonly topicMasks = (agentId: string, topic: string | null): ValueMasks | null =>
+    (topic === null ? this.agentMasks(agentId) : this.masksFor(agentId, topicSystemId(agentId, topic)));
+
+  /** The masks of a text of the agent that belongs to no one topic: its env-store values and every open session's variables. */
+  readonly agentMasks = (agentId: string): ValueMasks | null =>
+    this.secrets.agentMasks(agentId, this.sources?.directory.topicSnapshots(agentId).map((t) => t.context.session.vars) ?? []);
 
   /** What the snapshot and the catalogue read besides the tree (set once, when the system starts). */
   private sources: InspectionSources | undefined;
@@ -217,7 +216,7 @@ export class Inspection {
    * copy of every inspection event).
    */
   liveFeed(send: (m: LiveMessage) => void, clock: { now(): number }): { unsubscribe(): void; json(m: LiveMessage): string } {
-    const serialiser = new InspectionSerialiser(clock, (ev) => this.masksFor(ev.agentId, topicSystemId(ev.agentId, ev.topic)));
+    const serialiser = new InspectionSerialiser(clock, this.topicMasks);
     serialiser.seed(Object.values(this.root.system.getAll() as Record<string, AnyActorRef>));
     let warned = false;
     const message = (json: string, transitionOf?: string) => send(transitionOf === undefined ? { kind: 'other', json } : { kind: 'transition', actor: transitionOf, json });
@@ -243,15 +242,6 @@ export class Inspection {
       json: (m) => (m.kind === 'command' ? serialiser.commandJson(m) : m.json),
     };
   }
-}
-
-/**
- * The live message of a kept session change (behaviour.md §13.7):
- * `{"type":"session","actor","event":<the history entry's type>, …its fields,"at"}`; names, never values.
- */
-export function sessionJson(ev: HistorySessionChange, masks: ValueMasks | null): string {
-  const { type, ...fields } = shownDetail(ev.detail, masks);
-  return JSON.stringify({ type: 'session', actor: ev.topicId, event: type, ...fields, at: iso(ev.at) });
 }
 
 /** Hand an event to each observer; a broken observer is reported and never breaks the topic that emitted it. */

@@ -68,6 +68,12 @@ export type LiveMessage =
   | { readonly kind: 'transition'; readonly actor: string; readonly json: string }
   | { readonly kind: 'other'; readonly json: string };
 
+/**
+ * Keys whose strings the inspector shows as they are: agent ids, topic names and system ids are
+ * identifiers that key its actors and cards, chosen under their own grammars (behaviour.md §1.2).
+ */
+export const INSPECTOR_IDS: ReadonlySet<string> = new Set(['agent_id', 'topic', 'actor']);
+
 /** One live actor of the registry, redacted. */
 export interface LiveActor {
   actor: string;

@@ -1,8 +1,32 @@
 import type { AnyActorRef } from 'xstate';
-import { redactCommand, redactText, type ValueMasks } from '../domain/redact.js';
+import { redactCommand, redactText, shown, type ValueMasks } from '../domain/redact.js';
 import type { CommandEvent } from '../domain/ticket.js';
-import { detailOf, iso, machineOf, type CommandFacts, type InspectorMessage, type Snap } from './inspectionMessages.js';
+import { detailOf, INSPECTOR_IDS, iso, machineOf, type CommandFacts, type InspectorMessage, type Snap } from './inspectionMessages.js';
 import type { SnapshotEvent } from '../adapters/xstateSnapshots.js';
+import type { SessionDetail } from './topicHistory.js';
+
+/** A session change a topic's history kept (behaviour.md §13.7), as the live feed gets it. */
+export interface HistorySessionChange {
+  /** The topic's system id. */
+  topicId: string;
+  agentId: string;
+  detail: SessionDetail;
+  /** ms since the epoch. */
+  at: number;
+}
+
+/** The masks of an agent's topic (a null topic: every value of the agent, for a text of no one topic). */
+export type TopicMasks = (agentId: string, topic: string | null) => ValueMasks | null;
+
+/**
+ * The live message of a kept session change (behaviour.md §13.7):
+ * `{"type":"session","actor","event":<the history entry's type>, …its fields,"at"}`; names, never
+ * values, and its document's address and title through the one masking rule (§13.4).
+ */
+export function sessionJson(ev: HistorySessionChange, masks: ValueMasks | null): string {
+  const { type, ...fields } = ev.detail;
+  return JSON.stringify(shown({ type: 'session', actor: ev.topicId, event: type, ...fields, at: iso(ev.at) }, masks, INSPECTOR_IDS));
+}
 
 /**
  * Commands longer than this (a body follows the first line) are written when their event comes
@@ -69,8 +93,8 @@ export class InspectionSerialiser {
   /** A ticket's shown fields, made once for its two or three messages (again if the masks changed). */
   private readonly shown = new WeakMap<CommandEvent['ticket'], Shown>();
 
-  /** `masksOf` gives the masks of a command's agent and topic (behaviour.md §13.4); none: `/set` masking only. */
-  constructor(private readonly clock: { now(): number }, private readonly masksOf: (ev: CommandEvent) => ValueMasks | null = () => null) {}
+  /** `masksOf` gives the masks of an agent's topic (behaviour.md §13.4); none: shapes and `/set` masking only. */
+  constructor(private readonly clock: { now(): number }, private readonly masksOf: TopicMasks = () => null) {}
 
   /**
    * Remember the current state and children of actors that existed before the feed started (and of
@@ -151,10 +175,13 @@ export class InspectionSerialiser {
     return `${seen.transitionHead}${from}${to},"event":${JSON.stringify(event)},"at":"${at}"}`;
   }
 
-  /** The `{"type":"install", …}` message of behaviour.md §13.3 for an install actor's snapshot. */
+  /**
+   * The `{"type":"install", …}` message of behaviour.md §13.3 for an install actor's snapshot, through
+   * the one masking rule with every value of its agent.
+   */
   private installMessage(actor: string, snap: Snap, at: string): { key: string; msg: InspectorMessage } {
     const d = detailOf('install', snap.context, 0) as { agent_id: string; install_id: string; name: string | null; source: string; files_done: number; files_total: number; bytes: number };
-    const msg: InspectorMessage = { type: 'install', actor, ...d, state: snap.value, at };
+    const msg: InspectorMessage = shown({ type: 'install', actor, ...d, state: snap.value, at }, this.masksOf(d.agent_id, null), INSPECTOR_IDS);
     return { key: JSON.stringify([snap.value, d.name, d.files_done, d.files_total, d.bytes]), msg };
   }
 
@@ -166,7 +193,7 @@ export class InspectionSerialiser {
   /** What a command message is made of, taken now: the masks of this moment, the result's ok and code, never its text. */
   commandFacts(ev: CommandEvent): CommandFacts {
     // Masks are cached (CommandSecrets): the same list, and id, until the env store or the session changes.
-    const masks = this.masksOf(ev);
+    const masks = this.masksOf(ev.agentId, ev.topic);
     const t = ev.ticket;
     const finished = ev.type === 'command.finished';
     const facts: CommandFacts = {

@@ -4,7 +4,8 @@ import type { SessionState } from '../domain/session.js';
 import type { AgentProfile } from '../machines/agent.js';
 import type { CommandSecrets } from './commandSecrets.js';
 import type { AgentDirectory, TopicView } from '../actors/directory.js';
-import { shellEntry, ticketView } from './inspectionMessages.js';
+import { shown } from '../domain/redact.js';
+import { INSPECTOR_IDS, shellEntry, ticketView } from './inspectionMessages.js';
 import type { RecentCommand, RecentCommands } from './recentCommands.js';
 import type { HistoryEntry, TopicHistories } from './topicHistory.js';
 
@@ -69,8 +70,9 @@ function topicOf(t: TopicView, s: SnapshotSources, now: number): TopicInspection
   const c = t.context;
   const masks = s.secrets.masks(c.agentId, c.session.vars);
   // A topic whose actor never started (opened, no command yet) has no changes: its history starts with it.
-  const history = s.history.of(t.systemId, masks) ?? { since: c.session.createdAt, truncated: false, entries: [] };
-  return {
+  const history = s.history.of(t.systemId) ?? { since: c.session.createdAt, truncated: false, entries: [] };
+  // The snapshot's masking point for a topic (behaviour.md §13.4): every string of it but its identifiers.
+  return shown({
     topic: c.ref.topic, topic_type: c.ref.type, state: t.value,
     queue_limit: c.limits.max, wait_limit_ms: c.limits.waitMs,
     running: c.running ? ticketView(c.running, now, masks) : null,
@@ -79,7 +81,7 @@ function topicOf(t: TopicView, s: SnapshotSources, now: number): TopicInspection
     shell: shellEntry(c.ref.type, t.children.shell),
     recent: s.recent.of(t.systemId, masks),
     history_since: new Date(history.since).toISOString(), history_truncated: history.truncated, history: history.entries,
-  };
+  }, masks, INSPECTOR_IDS);
 }
 
 function agentOf(profile: AgentProfile, s: SnapshotSources, now: number): AgentInspection {
@@ -90,13 +92,18 @@ function agentOf(profile: AgentProfile, s: SnapshotSources, now: number): AgentI
   const topics = views.map((t) => topicOf(t, s, now));
   // behaviour.md §13.2 `installs` entry: the install's public fields (no agent id: it sits under its agent).
   const installs = s.directory.installs(agentId).map(({ request_id: _r, ...progress }) => progress);
-  return { agent_id: agentId, home: profile.home, ...s.agentExtras(agentId), installs, topics };
+  // The snapshot's masking point for an agent's own fields, with all its values (its topics are masked above).
+  const masks = s.secrets.agentMasks(agentId, views.map((t) => t.context.session.vars));
+  const own = shown({ agent_id: agentId, home: profile.home, ...s.agentExtras(agentId), installs }, masks, INSPECTOR_IDS);
+  return { ...own, topics };
 }
 
 /**
  * The snapshot of behaviour.md §13.2, read from the actor tree at one instant (every registered
  * agent, its topics with running and waiting tickets, installs, shells) plus the features' agent
- * fields. Everything in it is public: tickets show their redacted first line, never a body (§13.4).
+ * fields. Everything in it is public: tickets show their redacted first line, never a body, and
+ * every string an agent controls (document addresses and titles, install sources, history) goes
+ * through the one masking rule with its topic's values (§13.4).
  */
 export function inspectionSnapshot(s: SnapshotSources): InspectionSnapshot {
   const now = s.clock.now();

@@ -10,9 +10,17 @@ import type { InstallActor } from '../actors/tree.js';
 import type { AgentDirectory } from '../actors/directory.js';
 import { runInstall, uninstallPackage, type InstallDeps } from './installRun.js';
 import { installOutcome } from './installWait.js';
+import { shown } from '../domain/redact.js';
+import type { TopicMasks } from './inspectionSerialiser.js';
 
 /** One install's progress as GET /installs lists it and its stream sends it. */
 export type InstallProgressEntry = InstallProgress & { request_id: string | null };
+
+/** Hears each change of a running install's shown progress; `requestId` is the raw one, for matching only. */
+export type ProgressListener = (agentId: string, p: InstallProgressEntry, requestId: string | null) => void;
+
+/** An install actor's snapshot, as the progress is read from it. */
+type InstallSnapshot = Parameters<typeof installProgressOf>[0];
 
 /** A new install id: `ins_` + 16 hex characters (behaviour.md §13.2). */
 export function newInstallId(): string {
@@ -28,9 +36,31 @@ export function newInstallId(): string {
 export class Installs {
   /**
    * `progress` hears each change of a running install's public progress, its end included
-   * (`GET /installs/stream`).
+   * (`GET /installs/stream`); `masks` gives the values of an agent to keep out of it (topic null: all of them).
    */
-  constructor(private readonly directory: AgentDirectory, readonly deps: InstallDeps, private readonly progress?: (agentId: string, p: InstallProgressEntry) => void) {}
+  constructor(private readonly directory: AgentDirectory, readonly deps: InstallDeps, private readonly progress?: ProgressListener, private readonly masks: TopicMasks = () => null) {}
+
+  /**
+   * The masking point of install listings and streams (behaviour.md §13.4): an install's progress
+   * with every string through the one rule, with every value of its agent (an install belongs to
+   * the agent, not to a topic). The source is the agent's text (a URL with a token in its query,
+   * user-info, a path).
+   */
+  private shownProgress(snap: InstallSnapshot): InstallProgressEntry {
+    return shown(installProgressOf(snap), this.masks(snap.context.agentId, null));
+  }
+
+  /** GET /packages: the agent's registry records, sorted by name, as shown (their sources and addresses are the agent's text). */
+  packages(agentId: string): Array<Omit<PackageRecord, 'installId'>> {
+    return shown(this.deps.store.list(agentId).map(({ installId: _id, ...rest }) => rest), this.masks(agentId, null));
+  }
+
+  /** GET /installs: the running installs of an agent as shown, those of `requestId` only when given (matched before masking). */
+  list(agentId: string, requestId?: string): InstallProgressEntry[] {
+    return this.directory.installSnapshots(agentId)
+      .filter((snap) => requestId === undefined || snap.context.requestId === requestId)
+      .map((snap) => this.shownProgress(snap));
+  }
 
   /** The install machine's `stage` actor: runs one install; `install.abort` (or the actor's stop) ends the work. */
   readonly stage: InstallStageLogic = fromCallback<StageCommand, InstallInput, StageReport>(({ input, sendBack, receive }) => {
@@ -55,14 +85,13 @@ export class Installs {
   }
 
   /** Tell `progress` the install's progress now and at each change (not at each event: most change nothing it shows). */
-  private report(agentId: string, actor: InstallActor, progress: (agentId: string, p: InstallProgressEntry) => void): void {
+  private report(agentId: string, actor: InstallActor, progress: ProgressListener): void {
     let last = '';
-    const tell = (snap: Parameters<typeof installProgressOf>[0]) => {
-      const p = installProgressOf(snap);
-      const key = JSON.stringify(p);
+    const tell = (snap: InstallSnapshot) => {
+      const key = JSON.stringify(installProgressOf(snap));
       if (key === last) return;
       last = key;
-      progress(agentId, p);
+      progress(agentId, this.shownProgress(snap), snap.context.requestId);
     };
     tell(actor.getSnapshot());
     actor.subscribe({ next: tell, error: () => undefined });

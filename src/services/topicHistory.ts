@@ -1,4 +1,3 @@
-import { maskValues, type ValueMasks } from '../domain/redact.js';
 import type { SessionEvent } from '../domain/session.js';
 
 /** How many changes each topic keeps for the inspector (behaviour.md §13.7 `history`). */
@@ -98,16 +97,6 @@ export function sessionDetail(ev: SessionEvent, uri: string | null): SessionDeta
 }
 
 /**
- * A detail as shown, its document's uri and title masked with the topic's masks now (a value set
- * in the session may be part of an address the agent opened).
- */
-export function shownDetail(d: SessionDetail, masks: ValueMasks | null): SessionDetail {
-  if (!masks || (d.type !== 'session.opened' && d.type !== 'session.navigated')) return d;
-  const mask = (s: string | null) => (s === null ? null : maskValues(s, masks));
-  return d.type === 'session.opened' ? { ...d, uri: maskValues(d.uri, masks), title: mask(d.title) } : { ...d, uri: mask(d.uri) };
-}
-
-/**
  * The last {@link HISTORY_PER_TOPIC} changes of every topic (behaviour.md §13.7), kept whether or
  * not anyone watches, so a page opened later still shows what happened before. Bounded and small:
  * a topic gets its ring at its first change, an entry is a time and a one-byte code (session
@@ -163,10 +152,10 @@ export class TopicHistories {
   }
 
   /**
-   * The topic's history, oldest first, as shown (session addresses masked with `masks`); null for
-   * a topic it knows nothing of.
+   * The topic's history, oldest first, as kept (its readers mask it: the snapshot, the live feed);
+   * null for a topic it knows nothing of.
    */
-  of(topicId: string, masks: ValueMasks | null = null): TopicHistoryView | null {
+  of(topicId: string): TopicHistoryView | null {
     const kept = this.byTopic.get(topicId);
     if (!kept) return null;
     const n = Math.min(kept.count, HISTORY_PER_TOPIC);
@@ -177,7 +166,7 @@ export class TopicHistories {
       const at = new Date((kept.times as Float64Array)[slot]).toISOString();
       const code = (kept.codes as Uint8Array)[slot];
       const detail = kept.details?.[slot];
-      if (code < FIRST_STATE_CODE) entries.push({ at, ...shownDetail(detail as SessionDetail, masks) });
+      if (code < FIRST_STATE_CODE) entries.push({ at, ...(detail as SessionDetail) });
       else {
         const k = code === OTHER_STATE_CODE ? (detail as StateKind) : stateKinds[code - FIRST_STATE_CODE];
         entries.push({ at, type: 'state', from: k.from, to: k.to, event: k.event });

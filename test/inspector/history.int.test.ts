@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { compileMasks, sessionMask } from '../../src/domain/redact.js';
+import { compileMasks, sessionMask, shown } from '../../src/domain/redact.js';
+import { INSPECTOR_IDS } from '../../src/services/inspectionMessages.js';
 import type { SessionEvent } from '../../src/domain/session.js';
 import { HISTORY_PER_TOPIC, TopicHistories } from '../../src/services/topicHistory.js';
 import { call, startApp, type TestApp } from '../helpers/app.js';
@@ -62,11 +63,12 @@ describe('the history ring of one topic', () => {
     expect(view?.entries[59]).toEqual({ at: iso(700), type: 'state', from: 'executing', to: 'idle', event: 'command.done' });
   });
 
-  it('masks a value of the topic in a document address when read; a topic met first by a change starts then; a forgotten topic is unknown', () => {
+  it('keeps a document address as opened, which the readers\' rule masks; a topic met first by a change starts then; a forgotten topic is unknown', () => {
     const h = new TopicHistories();
-    h.session(T, session('session.opened', { doc: { uri: 'https://x.test/?k=tok-value-42', title: 'tok-value-42 page', currentBlock: null } }, 500), null);
+    h.session(T, session('session.opened', { doc: { uri: 'https://x.test/?k=tok-value-42&token=t0k', title: 'tok-value-42 page', currentBlock: null } }, 500), null);
     const masks = compileMasks([['tok-value-42', sessionMask('k')]]);
-    expect(h.of(T, masks)).toEqual({ since: 500, truncated: false, entries: [{ at: iso(500), type: 'session.opened', uri: 'https://x.test/?k={k}', title: '{k} page' }] });
+    expect(h.of(T)?.entries).toEqual([{ at: iso(500), type: 'session.opened', uri: 'https://x.test/?k=tok-value-42&token=t0k', title: 'tok-value-42 page' }]);
+    expect(shown(h.of(T), masks, INSPECTOR_IDS)).toEqual({ since: 500, truncated: false, entries: [{ at: iso(500), type: 'session.opened', uri: 'https://x.test/?k={k}&token=<secret>', title: '{k} page' }] });
     h.forget(T);
     expect(h.of(T)).toBeNull();
     h.snapshot(T, 'executing', 'command.arrive', () => 900);

@@ -58,7 +58,7 @@ describe('command messages keep env-store and session values out (behaviour.md Â
   it('masks the values of the command\'s agent and topic, and again when they change while it runs', () => {
     let masks: ValueMasks | null = compileMasks([['s3cret-value-123', envMask('TOKEN')]]);
     const asked: string[] = [];
-    const s = new InspectionSerialiser({ now: () => 2000 }, (e) => { asked.push(`${e.agentId}/${e.topic}`); return masks; });
+    const s = new InspectionSerialiser({ now: () => 2000 }, (agentId, topic) => { asked.push(`${agentId}/${topic}`); return masks; });
     const cmdOf = (type: string) => (JSON.parse(s.fromCommand(ev(type))) as { cmd: string }).cmd;
     expect(cmdOf('command.queued')).toBe('/exec echo ${env:TOKEN} sess-value-77');
     expect(cmdOf('command.started')).toBe('/exec echo ${env:TOKEN} sess-value-77');

@@ -2,6 +2,7 @@ import type { Express, Request } from 'express';
 import { LoomError } from '../../domain/errors.js';
 import type { AppContext } from '../context.js';
 import type { EventStreams } from '../../services/eventStreams.js';
+import type { Installs } from '../../services/installs.js';
 import { SseWriter } from '../sse.js';
 import { queryText } from '../query.js';
 import { headerRequired, unknownIdentity } from '../../domain/wire.js';
@@ -23,27 +24,26 @@ function agentOf(req: Request, ctx: AppContext): string {
  * request_id}]}`); `?request_id=` keeps the install started by that command. `GET /packages` (beyond spec): the agent's registry records,
  * sorted by name (`{agent_id, packages: [...]}`), for `loom packages --json`.
  */
-export function installsRoute(streams: EventStreams) {
+export function installsRoute(streams: EventStreams, installs: Installs) {
   return (app: Express, ctx: AppContext): void => {
-    installsJson(app, ctx);
+    installsJson(app, ctx, installs);
     installStream(app, ctx, streams);
   };
 }
 
-function installsJson(app: Express, ctx: AppContext): void {
+/** GET /installs and GET /packages: what they list comes masked from the install service (behaviour.md §13.4). */
+function installsJson(app: Express, ctx: AppContext, installs: Installs): void {
   route(app, '/installs', {
     GET: (req, res) => {
       const agentId = agentOf(req, ctx);
       const want = queryText(req.query.request_id, 'request_id');
-      const installs = ctx.system.installs(agentId).filter((i) => want === undefined || i.request_id === want);
-      sendJson(req, res, 200, { [ctx.wire.idField]: agentId, installs });
+      sendJson(req, res, 200, { [ctx.wire.idField]: agentId, installs: installs.list(agentId, want) });
     },
   });
   route(app, '/packages', {
     GET: (req, res) => {
       const agentId = agentOf(req, ctx);
-      const packages = ctx.system.packages(agentId).map(({ installId: _id, ...rest }) => rest);
-      sendJson(req, res, 200, { [ctx.wire.idField]: agentId, packages });
+      sendJson(req, res, 200, { [ctx.wire.idField]: agentId, packages: installs.packages(agentId) });
     },
   });
 }
@@ -65,9 +65,9 @@ function installStream(app: Express, ctx: AppContext, streams: EventStreams): vo
       const sse = new SseWriter(res);
       sse.open();
       const handle = streams.open(agentId, {
-        send: (name, data) => {
+        send: (name, data, requestId) => {
           if (sse.closed) return;
-          if (name === 'install' && want !== undefined && (data as { request_id: unknown }).request_id !== want) return;
+          if (name === 'install' && want !== undefined && requestId !== want) return;
           sse.event(name, data);
         },
         end: () => { if (!sse.closed) sse.end(); },
