@@ -9,6 +9,8 @@ const shared = {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true }] },
   testTimeout: 30000,
+  // Inside the repository's ignored node_modules, not jest's default /tmp/jest_*: a run leaves nothing in /tmp.
+  cacheDirectory: '<rootDir>/node_modules/.cache/jest',
 };
 
 /** @type {import('jest').Config} */
@@ -18,6 +20,8 @@ export default {
   globalSetup: '<rootDir>/test/setup/globalSetup.js',
   globalTeardown: '<rootDir>/test/setup/globalTeardown.js',
   testTimeout: 30000,
+  // Every skipped test is printed with its title, which says why (docs/testing.md "Skips say why").
+  reporters: ['default', '<rootDir>/test/setup/skipReporter.js'],
   projects: [
     {
       ...shared,

@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { nativeReport } from './effects/nativeReport.js';
 import { sandboxSupport, scrubDaemonEnvironment } from './effects/sandbox.js';
 import { join } from 'node:path';
 import { createServer, type Server } from 'node:http';
@@ -57,7 +58,7 @@ export async function compose(config: DaemonConfig, opts: { clock?: Clock; memor
   const { stateFolders } = removeLeftoverTemps(config.dataDir, wire.stateRoot);
   let port = config.port;
   const clock = opts.clock ?? systemClock;
-  const info: DaemonInfo = { version: VERSION, role: config.role, label: config.label, wire: config.wire, startedAt: clock.now(), port: () => port, dataDir: config.dataDir, sandbox: config.sandbox, sandboxSupport };
+  const info: DaemonInfo = { version: VERSION, role: config.role, label: config.label, wire: config.wire, startedAt: clock.now(), port: () => port, dataDir: config.dataDir, sandbox: config.sandbox, sandboxSupport, nativeParts: nativeReport };
   const agents = opts.memory ? LowAgentStore.memory() : await LowAgentStore.open(config.dataDir, wire.registryFile, wire.listField, stateFolders);
   const registry = buildRegistry(wire);
   const env = new FileEnvStore(config.dataDir, wire.stateRoot);

@@ -25,6 +25,8 @@ export interface DaemonInfo {
   sandbox?: SandboxMode;
   /** What this machine can confine with (behaviour.md §15 `/describe`); absent: nothing. */
   sandboxSupport?: () => SandboxSupport;
+  /** Each native part, loaded from where or missing why (behaviour.md §17 `/describe`); absent: not reported. */
+  nativeParts?: () => Record<string, { loaded: true; source: string } | { loaded: false; reason: string }>;
 }
 
 /** One topic of an agent as /topics and the hubs show it (behaviour.md §2.11). */

@@ -22,6 +22,14 @@ export function parseSandboxMode(raw: unknown): SandboxMode | undefined {
 export const SANDBOX_UNAVAILABLE_MESSAGE = "this kernel has no Landlock; the agent's commands were not run";
 
 /**
+ * The message of `ERROR(SANDBOX_UNAVAILABLE)` when a native part the sandbox needs is missing
+ * (behaviour.md §17): it names the part, never the kernel.
+ */
+export function sandboxPartMissingMessage(part: string, reason: string): string {
+  return `Loom's native part ${part} is missing (${reason}); the agent's commands were not run`;
+}
+
+/**
  * What a confined process may reach (behaviour.md §15): read and write `rw`, read and execute `ro`;
  * device nodes are added by the native side. `abi` caps the Landlock ABI used; `tmp` is the private
  * temp folder, given to the process as TMPDIR.
@@ -38,6 +46,8 @@ export interface SandboxSupport {
   available: boolean;
   mechanism: 'landlock';
   abi: number;
+  /** When not available: the message a `workspace` agent's commands get (a missing part, or the kernel). */
+  reason?: string;
 }
 
 /** The mode an agent's commands run in: its stored mode, else the daemon default. */

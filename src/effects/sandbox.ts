@@ -1,7 +1,7 @@
-import { existsSync, mkdirSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { mkdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { ConfinePlan, SandboxSupport } from '../domain/sandbox.js';
+import { SANDBOX_UNAVAILABLE_MESSAGE, sandboxPartMissingMessage, type ConfinePlan, type SandboxSupport } from '../domain/sandbox.js';
+import { findExecutable, nativePartStatus } from './nativeParts.js';
 import { nativeHelper } from './shellSpawn.js';
 
 /**
@@ -13,8 +13,13 @@ import { nativeHelper } from './shellSpawn.js';
 /** The system trees every confined program may read and execute. */
 const SYSTEM_READ = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt', '/proc', '/sys'];
 
-/** The exec wrapper of confined shells, built beside the native spawn helper. */
-const WRAPPER = fileURLToPath(new URL('../../build/Release/loom_sandbox', import.meta.url));
+let wrapperCache: string | null | undefined;
+
+/** The exec wrapper of confined shells (native/sandbox.cc), prebuilt or built beside the spawn helper. */
+function wrapper(): string | null {
+  if (wrapperCache === undefined) wrapperCache = process.platform === 'linux' ? findExecutable('loom_sandbox') : null;
+  return wrapperCache;
+}
 
 let kernelAbiCache: number | undefined;
 
@@ -22,15 +27,40 @@ let kernelAbiCache: number | undefined;
 function kernelAbi(): number {
   if (kernelAbiCache === undefined) {
     const lib = nativeHelper();
-    kernelAbiCache = lib?.landlockAbi && existsSync(WRAPPER) ? lib.landlockAbi() : 0;
+    kernelAbiCache = lib?.landlockAbi && wrapper() !== null ? lib.landlockAbi() : 0;
   }
   return kernelAbiCache;
 }
 
 /**
+ * The native part the sandbox needs and cannot have, with why; null when both are there. The
+ * kernel cannot be asked without them, so this comes before any word about the kernel.
+ */
+export function missingSandboxPart(): { part: string; reason: string } | null {
+  if (process.platform !== 'linux') return { part: 'loom_sandbox', reason: `Landlock is Linux only, this is ${process.platform}` };
+  const lib = nativeHelper();
+  if (!lib) {
+    const s = nativePartStatus('loom_spawn');
+    return { part: 'loom_spawn', reason: s && !s.loaded ? s.reason : 'not loaded' };
+  }
+  if (!lib.landlockAbi) return { part: 'loom_spawn', reason: 'the loaded helper predates the sandbox; rebuild it' };
+  if (wrapper() === null) {
+    const s = nativePartStatus('loom_sandbox');
+    return { part: 'loom_sandbox', reason: s && !s.loaded ? s.reason : 'not found' };
+  }
+  return null;
+}
+
+/** The message a `workspace` agent's commands get when nothing can be confined: the missing part, else the kernel. */
+export function sandboxRefusal(): string {
+  const missing = missingSandboxPart();
+  return missing ? sandboxPartMissingMessage(missing.part, missing.reason) : SANDBOX_UNAVAILABLE_MESSAGE;
+}
+
+/**
  * The Landlock ABI used: the kernel's (through the native helper), capped by LOOM_SANDBOX_ABI_MAX
  * (0 simulates a kernel without Landlock; tests use it to check the fail-closed path). 0 when the
- * native helper or the wrapper is not built.
+ * native helper or the wrapper is missing.
  */
 export function landlockAbi(env: NodeJS.ProcessEnv = process.env): number {
   const kernel = kernelAbi();
@@ -51,7 +81,8 @@ export function scrubDaemonEnvironment(): void {
 /** `/describe`'s `sandbox` entry, less the daemon default (behaviour.md §15). */
 export function sandboxSupport(): SandboxSupport {
   const abi = landlockAbi();
-  return { available: abi > 0, mechanism: 'landlock', abi };
+  if (abi > 0) return { available: true, mechanism: 'landlock', abi };
+  return { available: false, mechanism: 'landlock', abi, reason: sandboxRefusal() };
 }
 
 /** The install prefix of the running node (`/usr/local` for `/usr/local/bin/node`), so npm and its modules are readable. */
@@ -83,5 +114,8 @@ export function wrapperArgs(plan: ConfinePlan, program: string, args: readonly s
   const out = ['--abi', String(plan.abi)];
   for (const p of plan.rw) out.push('--rw', p);
   for (const p of plan.ro) out.push('--ro', p);
-  return { file: WRAPPER, args: [...out, '--', program, ...args] };
+  const file = wrapper();
+  // A plan exists only where the wrapper was found (confinePlan); never start a shell unconfined.
+  if (file === null) throw new Error(sandboxRefusal());
+  return { file, args: [...out, '--', program, ...args] };
 }

@@ -1,22 +1,18 @@
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { expect } from '@jest/globals';
 import type { LoomClient } from '../../src/client/index.js';
+import { landlockAbi, missingSandboxPart } from '../../src/effects/sandbox.js';
 
-/** The kernel's Landlock ABI through the built helper (0: no Landlock, or the helper is not built). */
+/** The kernel's Landlock ABI through the native helper, as the daemon finds it (0: no Landlock, or a part is missing). */
 export function kernelLandlockAbi(): number {
-  try {
-    const lib = createRequire(import.meta.url)(join(process.cwd(), 'build', 'Release', 'loom_spawn.node')) as { landlockAbi?: () => number };
-    return lib.landlockAbi?.() ?? 0;
-  } catch {
-    return 0;
-  }
+  return landlockAbi({});
 }
 
 /** Why the sandbox suites skip here, or null when they run. */
 export function skipReason(): string | null {
   if (process.platform !== 'linux') return 'not Linux: Landlock is a Linux mechanism';
-  return kernelLandlockAbi() > 0 ? null : 'this kernel offers no Landlock (or the native helper is not built), so there is nothing to confine with';
+  const missing = missingSandboxPart();
+  if (missing) return `Loom's native part ${missing.part} is missing (${missing.reason})`;
+  return kernelLandlockAbi() > 0 ? null : 'this kernel offers no Landlock, so there is nothing to confine with';
 }
 
 /** One command's outcome: ok, code and the body without the `re:` line. */

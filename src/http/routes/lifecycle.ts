@@ -29,6 +29,8 @@ export function mountLifecycle(app: Express, ctx: AppContext): void {
         limits: Object.fromEntries(wire.limits.map((name) => [name, limits[name]])),
         // behaviour.md §15 (beyond spec): on the agent wire only, whose /describe lists extensions.
         ...(wire.featureCapabilities ? { sandbox: { ...(info.sandboxSupport?.() ?? { available: false, mechanism: 'landlock', abi: 0 }), default: info.sandbox ?? 'none' } } : {}),
+        // behaviour.md §17: which native parts this daemon has, and why one is missing.
+        ...(wire.featureCapabilities && info.nativeParts ? { native: info.nativeParts() } : {}),
       });
     },
   });
