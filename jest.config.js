@@ -13,6 +13,23 @@ const shared = {
   cacheDirectory: '<rootDir>/node_modules/.cache/jest',
 };
 
+const projects = [
+  {
+    ...shared,
+    displayName: 'unit',
+    testMatch: ['<rootDir>/test/**/*.test.ts'],
+    testPathIgnorePatterns: ['/node_modules/', '\\.(int|e2e)\\.test\\.ts$'],
+  },
+  { ...shared, displayName: 'integration', testMatch: ['<rootDir>/test/**/*.int.test.ts'] },
+  { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e.test.ts'] },
+];
+
+// The tier scripts (npm run test:unit …) choose their project through LOOM_TEST_TIER rather than
+// jest's --selectProjects, which takes every following word as a project name and so swallowed a
+// path given after `--` (`npm run test:unit -- test/sfmd`).
+const tier = process.env.LOOM_TEST_TIER;
+if (tier && !projects.some((p) => p.displayName === tier)) throw new Error(`LOOM_TEST_TIER=${tier}: expected unit, integration or e2e`);
+
 /** @type {import('jest').Config} */
 export default {
   // Top level, so they run once per jest run whatever projects it selects: a failed run when any test
@@ -22,14 +39,5 @@ export default {
   testTimeout: 30000,
   // Every skipped test is printed with its title, which says why (docs/testing.md "Skips say why").
   reporters: ['default', '<rootDir>/test/setup/skipReporter.js'],
-  projects: [
-    {
-      ...shared,
-      displayName: 'unit',
-      testMatch: ['<rootDir>/test/**/*.test.ts'],
-      testPathIgnorePatterns: ['/node_modules/', '\\.(int|e2e)\\.test\\.ts$'],
-    },
-    { ...shared, displayName: 'integration', testMatch: ['<rootDir>/test/**/*.int.test.ts'] },
-    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e.test.ts'] },
-  ],
+  projects: tier ? projects.filter((p) => p.displayName === tier) : projects,
 };
