@@ -6,6 +6,7 @@ import { isAgentId } from '../domain/ids.js';
 import { columns, plural } from '../domain/text.js';
 import { nounTitle, WIRES } from '../domain/wire.js';
 import { CliFailure, UsageError, agentFailure, client, cliWire, dataDir, savedDefaults, examples, globals, guard, httpFailure, print, type GlobalOpts } from './common.js';
+import { isSandboxMode, SANDBOX_MODES } from '../domain/sandbox.js';
 
 interface AddOpts {
   home?: string;
@@ -20,6 +21,8 @@ interface AddOpts {
  */
 
 async function add(opts: GlobalOpts, id: string, o: AddOpts): Promise<void> {
+  // A usage error (exit 2) before the daemon is asked, worded as `loom daemon --sandbox` words it.
+  if (o.sandbox !== undefined && !isSandboxMode(o.sandbox)) throw new UsageError(`loom: invalid --sandbox "${o.sandbox}" (use ${SANDBOX_MODES.join(' or ')})`);
   const c = client(opts, false);
   const r = await c.register(id, { ...(o.home ? { home: o.home } : {}), ...(o.allow ? { allowed_paths: o.allow } : {}), ...(o.webhook ? { webhook: true } : {}), ...(o.sandbox ? { sandbox: o.sandbox } : {}) });
   if (r.status !== 200) throw httpFailure(r.status, r.body);
