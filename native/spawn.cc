@@ -12,12 +12,14 @@
 //   on the event loop), reaping it. libuv reaps only the children it started itself.
 // reap(pid) -> boolean: reap an ended child without waiting (true when it was reaped or is gone);
 //   for a child whose watch could not be set up (the caller kills it first).
-// spawn(file, argv, envp, cwd, {rw, ro, abi}): the same child confined by Landlock (confine.h,
+// spawn(file, argv, envp, cwd, {rw, ro, abi, devices, tcpPorts, namespaces, netns}): the same child
+//   confined by Landlock, optionally in its own user, mount and PID (and network) namespaces (confine.h,
 //   docs/sandbox.md). posix_spawn runs no code of ours in the child, so this path does what it does
 //   by hand: clone(CLONE_VM | CLONE_VFORK) onto a small stack, the child sets itself up with raw
 //   system calls only and restricts itself before execve. The ruleset is built in the parent (it
 //   only describes; nothing is confined until the child calls restrict_self).
 // landlockAbi() -> number: the kernel's Landlock ABI (0 when it has none).
+// probeNamespaces() -> string: "" when confined children can have their own namespaces, else why not.
 // scrubEnviron() -> number: moves the process's environment strings to the heap and zeroes the
 //   block the kernel shows as /proc/<pid>/environ, which Landlock does not guard on every kernel
 //   (docs/sandbox.md); returns how many strings were moved. getenv and Node's process.env are unchanged.
@@ -74,6 +76,7 @@ struct ChildArgs {
   int out;
   int err;
   int ruleset;
+  const confine::Namespaces* ns;
   int failErrno;
   const char* failStep;
 };
@@ -99,6 +102,11 @@ int ConfinedChild(void* p) {
   const char* step = nullptr;
   int nul = -1;
   if (syscall(SYS_setsid) < 0) step = "setsid";
+  if (!step && a->ns->enabled) {
+    int rc = confine::MapIds(*a->ns, &step);
+    if (rc == 0) rc = confine::MountProc(a->ruleset, &step);
+    if (rc < 0) errno = -rc;
+  }
   if (!step && (nul = static_cast<int>(syscall(SYS_openat, AT_FDCWD, "/dev/null", O_RDONLY, 0))) < 0) step = "open /dev/null";
   if (!step && syscall(SYS_dup3, nul, 0, 0) < 0 && nul != 0) step = "dup3";
   if (!step && nul != 0) syscall(SYS_close, nul);
@@ -121,7 +129,17 @@ int ConfinedChild(void* p) {
   return 127;
 }
 
+// Numbers of a JS array (ports).
+std::vector<uint64_t> Ports(Napi::Value v) {
+  std::vector<uint64_t> out;
+  if (!v.IsArray()) return out;
+  Napi::Array a = v.As<Napi::Array>();
+  for (uint32_t i = 0; i < a.Length(); i++) out.push_back(static_cast<uint64_t>(a.Get(i).As<Napi::Number>().Int64Value()));
+  return out;
+}
+
 // The confined child: [pid, stdoutFd, stderrFd] as Spawn, or throws what failed (nothing runs).
+// opts: {rw, ro, abi, devices?, tcpPorts?: number[] (connects only there), namespaces?: bool, netns?: bool}.
 Napi::Value SpawnConfined(Napi::Env env, const std::string& file, std::vector<char*>& argv, std::vector<char*>& envp,
                           const std::string& cwd, Napi::Object opts) {
   if (!opts.Get("rw").IsArray() || !opts.Get("ro").IsArray()) {
@@ -131,11 +149,17 @@ Napi::Value SpawnConfined(Napi::Env env, const std::string& file, std::vector<ch
   confine::Plan plan;
   plan.readWrite = Strings(opts.Get("rw").As<Napi::Array>());
   plan.readOnly = Strings(opts.Get("ro").As<Napi::Array>());
-  plan.devices = confine::DefaultDevices();
+  plan.devices = opts.Get("devices").IsArray() ? Strings(opts.Get("devices").As<Napi::Array>()) : confine::DefaultDevices();
+  plan.confineTcp = opts.Get("tcpPorts").IsArray();
+  plan.connectPorts = Ports(opts.Get("tcpPorts"));
+  confine::Namespaces ns;
+  ns.enabled = opts.Get("namespaces").ToBoolean();
+  ns.net = opts.Get("netns").ToBoolean();
+  confine::PrepareMaps(&ns);
   int abiMax = opts.Get("abi").IsNumber() ? opts.Get("abi").As<Napi::Number>().Int32Value() : -1;
-  const char* step = "";
+  std::string step;
   int ruleset = confine::BuildRuleset(plan, abiMax, &step);
-  if (ruleset < 0) return Fail(env, step, -ruleset);
+  if (ruleset < 0) return Fail(env, step.c_str(), -ruleset);
 
   int out[2], err[2];
   if (pipe2(out, O_CLOEXEC) != 0) {
@@ -157,12 +181,13 @@ Napi::Value SpawnConfined(Napi::Env env, const std::string& file, std::vector<ch
     close(out[0]); close(out[1]); close(err[0]); close(err[1]); close(ruleset);
     return Fail(env, "mmap", e);
   }
-  ChildArgs a = {file.c_str(), argv.data(), envp.data(), cwd.c_str(), out[1], err[1], ruleset, 0, nullptr};
+  ChildArgs a = {file.c_str(), argv.data(), envp.data(), cwd.c_str(), out[1], err[1], ruleset, &ns, 0, nullptr};
   sigset_t all, old;
   sigfillset(&all);
   pthread_sigmask(SIG_BLOCK, &all, &old);
   int savedErrno = errno;
-  pid_t pid = clone(ConfinedChild, static_cast<char*>(stack) + stackSize, CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
+  int flags = CLONE_VM | CLONE_VFORK | SIGCHLD | confine::NamespaceFlags(ns);
+  pid_t pid = clone(ConfinedChild, static_cast<char*>(stack) + stackSize, flags, &a);
   int cloneErrno = errno;
   errno = savedErrno;
   pthread_sigmask(SIG_SETMASK, &old, nullptr);
@@ -349,12 +374,57 @@ Napi::Value ScrubEnviron(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), moved);
 }
 
+struct ProbeArgs {
+  const confine::Namespaces* ns;
+  int failErrno;
+  const char* failStep;
+};
+
+int ProbeChild(void* p) {
+  ProbeArgs* a = static_cast<ProbeArgs*>(p);
+  const char* step = nullptr;
+  int rc = confine::MapIds(*a->ns, &step);
+  if (rc == 0) rc = confine::MountProc(-1, &step);
+  if (rc < 0) {
+    a->failErrno = -rc;
+    a->failStep = step;
+  }
+  syscall(SYS_exit_group, rc < 0 ? 1 : 0);
+  return 0;
+}
+
+// probeNamespaces() -> "" when a confined child can get its own user, mount and PID namespaces
+// with a fresh /proc here, else "<step>: <reason>" (behaviour.md §15.1 `processes`).
+Napi::Value ProbeNamespaces(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  confine::Namespaces ns;
+  ns.enabled = true;
+  confine::PrepareMaps(&ns);
+  ProbeArgs a = {&ns, 0, nullptr};
+  const size_t stackSize = 64 * 1024;
+  void* stack = mmap(nullptr, stackSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+  if (stack == MAP_FAILED) return Napi::String::New(env, std::string("mmap: ") + strerror(errno));
+  sigset_t all, old;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, &old);
+  pid_t pid = clone(ProbeChild, static_cast<char*>(stack) + stackSize, CLONE_VM | CLONE_VFORK | SIGCHLD | confine::NamespaceFlags(ns), &a);
+  int cloneErrno = errno;
+  pthread_sigmask(SIG_SETMASK, &old, nullptr);
+  munmap(stack, stackSize);
+  if (pid < 0) return Napi::String::New(env, std::string("clone(CLONE_NEWUSER | CLONE_NEWPID): ") + strerror(cloneErrno));
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (a.failStep) return Napi::String::New(env, std::string(a.failStep) + ": " + strerror(a.failErrno));
+  return Napi::String::New(env, "");
+}
+
 Napi::Value LandlockAbi(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), confine::KernelAbi());
 }
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("landlockAbi", Napi::Function::New(env, LandlockAbi));
+  exports.Set("probeNamespaces", Napi::Function::New(env, ProbeNamespaces));
   exports.Set("scrubEnviron", Napi::Function::New(env, ScrubEnviron));
   exports.Set("spawn", Napi::Function::New(env, Spawn));
   exports.Set("watch", Napi::Function::New(env, WatchExit));

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { nativeReport } from './effects/nativeReport.js';
 import { sandboxSupport, scrubDaemonEnvironment } from './effects/sandbox.js';
 import { join } from 'node:path';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LoomSystem } from './actors/system.js';
 import { buildRegistry } from './commands/index.js';
@@ -25,6 +25,10 @@ import { WIRES } from './domain/wire.js';
 import type { RequestLogEntry, RequestLogSink } from './domain/requestLog.js';
 import { RequestLogFile } from './effects/requestLogFile.js';
 import { requestLogger } from './http/requestLog.js';
+import { markSandboxed } from './http/sandboxed.js';
+import { createDenialBoard, type DenialBoard } from './domain/denials.js';
+import { effectiveNetwork } from './domain/sandbox.js';
+import { startEgressProxy, type EgressProxy } from './effects/egressProxy.js';
 
 /** What a crashed daemon left is ended at start-up, and this daemon's children are marked (behaviour.md §1.1). */
 export { adoptDataDir, type ProcessWatch } from './effects/leftoverProcesses.js';
@@ -38,6 +42,10 @@ export interface Composition {
   setPort(port: number): void;
   /** The request log (behaviour.md §2.13), or null when turned off. */
   requestLog: RequestLogSink | null;
+  /** What the sandbox refused, per agent (behaviour.md §15.5). */
+  denials: DenialBoard;
+  /** Set the egress proxy once it listens (behaviour.md §15.2). */
+  setEgress(proxy: EgressProxy | null): void;
 }
 
 /** Request log settings: off, or on with an optional echo of each entry (a foreground daemon on a TTY). */
@@ -58,7 +66,12 @@ export async function compose(config: DaemonConfig, opts: { clock?: Clock; memor
   const { stateFolders } = removeLeftoverTemps(config.dataDir, wire.stateRoot);
   let port = config.port;
   const clock = opts.clock ?? systemClock;
-  const info: DaemonInfo = { version: VERSION, role: config.role, label: config.label, wire: config.wire, startedAt: clock.now(), port: () => port, dataDir: config.dataDir, sandbox: config.sandbox, sandboxSupport, nativeParts: nativeReport };
+  const denials = createDenialBoard();
+  let egress: EgressProxy | null = null;
+  const info: DaemonInfo = {
+    version: VERSION, role: config.role, label: config.label, wire: config.wire, startedAt: clock.now(), port: () => port, dataDir: config.dataDir, sandbox: config.sandbox, sandboxSupport,
+    nativeParts: nativeReport, denials, egress: () => (egress ? { port: egress.port, url: (id: string) => (egress as EgressProxy).proxyUrl(id) } : null),
+  };
   const agents = opts.memory ? LowAgentStore.memory() : await LowAgentStore.open(config.dataDir, wire.registryFile, wire.listField, stateFolders);
   const registry = buildRegistry(wire);
   const env = new FileEnvStore(config.dataDir, wire.stateRoot);
@@ -67,12 +80,32 @@ export async function compose(config: DaemonConfig, opts: { clock?: Clock; memor
   const { routes, fastRoutes, upgrades } = await installFeatures(system, host, wire);
   await system.start();
   // POST /exec, the hot path, is answered before Express like the /fs plane, behind the app's one entry check.
-  const edge = { cors: corsHeaders(wire.header), allowedOrigins: config.allowedOrigins };
+  const edge = { cors: corsHeaders(wire.header), allowedOrigins: config.allowedOrigins, identity: wire };
   const ctx: AppContext = { system, wire, allowedOrigins: config.allowedOrigins, onShutdown: opts.onShutdown ?? (() => undefined), fastPaths: [execRoute(system, wire), ...fastRoutes].map((r) => fastPath(edge, r)), upgrades };
   const app = createApp(ctx, routes);
   const log = opts.requestLog ?? {};
   const requestLog = log === false ? null : new RequestLogFile(join(config.dataDir, wire.files.requestLogs), { echo: log.echo });
-  return { system, ctx, app, setPort: (p) => { port = p; }, requestLog };
+  return { system, ctx, app, setPort: (p) => { port = p; }, requestLog, denials, setEgress: (p) => { egress = p; } };
+}
+
+/**
+ * The egress proxy of confined agents (behaviour.md §15.2, §15.3): a request it hands to the daemon
+ * is marked with the agent it authenticated and answered by the same handler as every other, so
+ * the one entry check applies its identity rules; every refusal is reported to the denial board.
+ */
+function startEgress(c: Composition, handler: (req: IncomingMessage, res: ServerResponse) => void, daemonPort: number): Promise<EgressProxy> {
+  return startEgressProxy({
+    policyOf: (agentId) => {
+      const profile = c.system.agentProfile(agentId);
+      return profile ? effectiveNetwork(profile.network) : undefined;
+    },
+    protectedPorts: () => ({ daemon: daemonPort }),
+    onDaemonRequest: (agentId, req, res) => {
+      markSandboxed(req, agentId);
+      handler(req, res);
+    },
+    onDenied: (d) => c.denials.record(d.agentId, { kind: 'network', target: `${d.host}:${d.port}`, reason: d.reason }, d.at),
+  });
 }
 
 /** Listen on 127.0.0.1 only (spec §1). Rejects with the listen error (EADDRINUSE …). */
@@ -80,12 +113,13 @@ export function listen(c: Composition, port: number): Promise<Server> {
   return new Promise((resolve, reject) => {
     // What app.listen does, with the fast paths (AppContext.fastPaths) tried before the app.
     const log = c.requestLog ? requestLogger(c.requestLog, Date.now, c.ctx.wire) : null;
-    // Node's own missing-Host refusal is off: the one guard answers it, with the wire's body and CORS.
-    const server = createServer({ requireHostHeader: false }, (req, res) => {
+    const handler = (req: IncomingMessage, res: ServerResponse) => {
       log?.(req, res);
       for (const fast of c.ctx.fastPaths) if (fast(req, res)) return;
       c.app(req, res);
-    });
+    };
+    // Node's own missing-Host refusal is off: the one guard answers it, with the wire's body and CORS.
+    const server = createServer({ requireHostHeader: false }, handler);
     // WebSocket and other upgrades: the same Host/Origin guard, refused before any frame (behaviour.md §9.2).
     server.on('upgrade', upgradeListener(c.ctx.allowedOrigins, c.ctx.upgrades, corsHeaders(c.ctx.wire.header)));
     server.listen(port, '127.0.0.1');
@@ -93,8 +127,19 @@ export function listen(c: Composition, port: number): Promise<Server> {
     // The log is flushed and closed with the server (shutdown, tests).
     server.once('close', () => void c.requestLog?.close());
     server.once('listening', () => {
-      c.setPort((server.address() as AddressInfo).port);
-      resolve(server);
+      const bound = (server.address() as AddressInfo).port;
+      c.setPort(bound);
+      startEgress(c, handler, bound).then((proxy) => {
+        c.setEgress(proxy);
+        server.once('close', () => {
+          c.setEgress(null);
+          void proxy.close();
+        });
+        resolve(server);
+      }, (err: unknown) => {
+        server.close();
+        reject(err as Error);
+      });
     });
   });
 }

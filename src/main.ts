@@ -8,6 +8,7 @@ import { RegistryReadError } from './stores/jsonAdapter.js';
 import { SHUTDOWN_GRACE_MS } from './domain/limits.js';
 import { shortLine, type RequestLogEntry } from './domain/requestLog.js';
 import { tuneHeapAfterStart } from './effects/heapTuning.js';
+import { dataDirProblem } from './effects/dataDirCheck.js';
 
 /** How `loom daemon` runs; the last two are hidden flags for `loom replay`'s private daemon. */
 export interface DaemonRunOptions {
@@ -39,7 +40,18 @@ export async function runDaemon(opts: DaemonRunOptions = {}): Promise<void> {
     throw err;
   }
   // Before anything starts: what a crashed daemon on this data directory left is ended (behaviour.md §1.1).
-  mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  try {
+    mkdirSync(config.dataDir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    process.stderr.write(`loom: cannot create data directory ${config.dataDir}: ${(err as NodeJS.ErrnoException).code ?? String(err)}\n`);
+    process.exit(1);
+  }
+  // behaviour.md §15.6: one clear line, no stack trace, when the folder is not the daemon user's alone.
+  const problem = dataDirProblem(config.dataDir);
+  if (problem) {
+    process.stderr.write(problem + '\n');
+    process.exit(1);
+  }
   const processes = adoptDataDir(config.dataDir);
   if (processes.ended !== null) process.stderr.write(`loom: ended ${processes.ended} ${processes.ended === 1 ? 'process' : 'processes'} left by an earlier daemon\n`);
   let stopping = false;

@@ -3,10 +3,10 @@ import type { CommandContext, Services } from '../commands/types.js';
 import type { AgentProfile } from '../domain/ports.js';
 import { errorMessage } from '../domain/errors.js';
 import type { AgentDirectory } from './directory.js';
-import { fail, type CommandResult } from '../domain/result.js';
+import { fail, type CommandResult, type DocMeta } from '../domain/result.js';
 import { SessionDraft, sessionMeta, type SessionChange, type SessionEvent, type SessionState } from '../domain/session.js';
 import type { SessionSignals } from './sessionSignals.js';
-import type { CommandEvent, Ticket, TicketOutcome } from '../domain/ticket.js';
+import type { CommandEvent, HeadMeta, Ticket, TicketOutcome } from '../domain/ticket.js';
 import type { TopicActor } from './tree.js';
 
 /**
@@ -28,7 +28,7 @@ export async function runTicket(deps: { directory: AgentDirectory; registry: Com
     }
   }
   return {
-    result: { ...r, meta: sessionMeta(draft.current), topic: session.ref.topic, topicType: session.ref.type },
+    result: { ...r, meta: headMeta(sessionMeta(draft.current), r), topic: session.ref.topic, topicType: session.ref.type },
     sessionId: session.id, changes: draft.changes,
   };
 }
@@ -104,4 +104,10 @@ export function followTopic(actor: TopicActor, observe: (ev: CommandEvent) => vo
   });
   actor.subscribe({ complete: ended, error: ended });
   return listeners;
+}
+
+/** head.meta: the document, and what the sandbox refused when it refused something (behaviour.md §15.5). */
+function headMeta(doc: DocMeta | null, r: CommandResult): HeadMeta | null {
+  if (!r.sandbox) return doc;
+  return { ...(doc ?? {}), sandbox: r.sandbox };
 }

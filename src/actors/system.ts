@@ -12,6 +12,8 @@ import type { HubName, TopicRef } from '../domain/topic.js';
 import { topicSystemId, type AgentProfile, type DeleteCounts } from '../machines/agent.js';
 import { nextTicketId } from '../machines/topicQueue.js';
 import { checkAgentRoots, createHome } from '../effects/homePolicy.js';
+import { realpathPrefix } from '../effects/workspace.js';
+import { effectiveNetwork, effectiveSandbox } from '../domain/sandbox.js';
 import { killAll } from '../effects/processes.js';
 import { followTopic, runTicket, type Submission, type TicketListener } from './commandRun.js';
 import { purgeHome, purgeRefusal } from '../effects/homePurge.js';
@@ -139,7 +141,10 @@ export class LoomSystem {
 
   /** GET /agents: registered agents sorted by id; tokens never appear (behaviour.md §9.5). */
   listAgents(): AgentSummary[] {
-    return this.directory.profiles().map((a) => ({ id: a.id, home: a.home, allowedPaths: a.allowedPaths, createdAt: a.createdAt, sandbox: a.sandbox ?? this.deps.info.sandbox ?? 'none' }));
+    return this.directory.profiles().map((a) => ({
+      id: a.id, home: a.home, allowedPaths: a.allowedPaths, createdAt: a.createdAt,
+      sandbox: effectiveSandbox(a.sandbox, this.deps.info.sandbox ?? 'none'), sandbox_source: a.sandbox ? 'agent' : 'default', network: effectiveNetwork(a.network),
+    }));
   }
 
   /** Default home of an agent (behaviour.md §1.4); the user wire has none (its routes require `home`). */
@@ -154,21 +159,29 @@ export class LoomSystem {
     this.features.validateRegistration(input);
     await this.directory.settled(input.agentId);
     const existing = this.directory.profile(input.agentId);
-    const home = input.home !== undefined ? resolve(input.home) : existing?.home ?? this.defaultHome(input.agentId);
-    createHome(home);
+    const given = input.home !== undefined ? resolve(input.home) : existing?.home ?? this.defaultHome(input.agentId);
+    createHome(given);
+    // behaviour.md §15.4: the roots are stored as real paths, so a link swapped in later is refused, never followed.
+    const home = input.home !== undefined ? realpathPrefix(given) : given;
+    const sandbox = input.sandbox ?? existing?.sandbox;
+    const network = input.network ?? existing?.network;
+    const { sandbox: _s, network: _n, ...kept } = existing ?? ({} as Partial<AgentProfile>);
     const profile: AgentProfile = {
-      ...(existing ?? {}),
+      ...kept,
       id: input.agentId,
       home,
-      allowedPaths: input.allowedPaths ?? existing?.allowedPaths ?? [],
+      allowedPaths: input.allowedPaths ? input.allowedPaths.map((p) => realpathPrefix(resolve(p))) : existing?.allowedPaths ?? [],
       createdAt: existing?.createdAt ?? new Date(this.deps.clock.now()).toISOString(),
-      sandbox: input.sandbox ?? existing?.sandbox ?? this.deps.info.sandbox ?? 'none',
+      // behaviour.md §15.6: stored only when chosen; an agent that did not choose follows the daemon default.
+      ...(sandbox ? { sandbox } : {}),
+      ...(network ? { network } : {}),
     };
     // The registry persists the profile first; the actor then holds it (what every reader reads).
     await this.deps.agents.put(profile);
     this.directory.put(profile);
     // behaviour.md §9.5: a changed home disposes the agent's sessions; so does a changed sandbox (a live shell keeps the rules it started with).
-    if (existing && (existing.home !== home || (existing.sandbox ?? this.deps.info.sandbox ?? 'none') !== profile.sandbox)) this.directory.closeTopics(profile.id, this.deps.clock.now());
+    const mode = (p: AgentProfile) => effectiveSandbox(p.sandbox, this.deps.info.sandbox ?? 'none');
+    if (existing && (existing.home !== home || mode(existing) !== mode(profile) || JSON.stringify(existing.network) !== JSON.stringify(profile.network))) this.directory.closeTopics(profile.id, this.deps.clock.now());
     const extra = await this.features.applyRegistration(() => this.directory.profile(profile.id) ?? profile, input);
     return { id: profile.id, home: profile.home, created: !existing, extra };
   }

@@ -1,6 +1,7 @@
 import type { CommandRegistry } from '../commands/registry.js';
 import type { DaemonInfo } from '../commands/types.js';
 import type { AgentStore, Clock, EnvStore, PackageRegistry } from '../domain/ports.js';
+import type { NetworkPolicy } from '../domain/networkPolicy.js';
 import type { SandboxMode } from '../domain/sandbox.js';
 import type { QueueLimits, TicketRequest } from '../domain/ticket.js';
 import type { TopicRef as TopicName } from '../domain/topic.js';
@@ -50,4 +51,8 @@ export interface AgentSummary {
   createdAt: string;
   /** behaviour.md §15: the mode its commands run in. */
   sandbox: SandboxMode;
+  /** behaviour.md §15.6: `agent` when the agent chose its mode, `default` when it follows the daemon's. */
+  sandbox_source: 'agent' | 'default';
+  /** behaviour.md §15.2: the network policy its confined programs get. */
+  network: NetworkPolicy;
 }

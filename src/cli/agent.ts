@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import type { IdentitySummary } from '../client/index.js';
 import { isAgentId } from '../domain/ids.js';
+import { LoomError } from '../domain/errors.js';
+import { parseNetworkFlag, type NetworkPolicy } from '../domain/networkPolicy.js';
 import { columns, plural } from '../domain/text.js';
 import { nounTitle, WIRES } from '../domain/wire.js';
 import { CliFailure, UsageError, agentFailure, client, cliWire, dataDir, savedDefaults, examples, globals, guard, httpFailure, print, type GlobalOpts } from './common.js';
@@ -13,6 +15,7 @@ interface AddOpts {
   allow?: string[];
   webhook?: boolean;
   sandbox?: string;
+  network?: string;
 }
 
 /*
@@ -20,11 +23,22 @@ interface AddOpts {
  * (a home is required), GET /users, DELETE /users/{id}; the texts say "user".
  */
 
+/** `--network`'s text as the body's `network` (behaviour.md §15.2); a bad value is a usage error. */
+function networkOption(text: string | undefined): { network?: NetworkPolicy } {
+  if (text === undefined) return {};
+  try {
+    return { network: parseNetworkFlag(text) };
+  } catch (err) {
+    throw new UsageError(`loom: ${err instanceof LoomError ? err.error : String(err)}`);
+  }
+}
+
 async function add(opts: GlobalOpts, id: string, o: AddOpts): Promise<void> {
   // A usage error (exit 2) before the daemon is asked, worded as `loom daemon --sandbox` words it.
   if (o.sandbox !== undefined && !isSandboxMode(o.sandbox)) throw new UsageError(`loom: invalid --sandbox "${o.sandbox}" (use ${SANDBOX_MODES.join(' or ')})`);
+  const network = networkOption(o.network);
   const c = client(opts, false);
-  const r = await c.register(id, { ...(o.home ? { home: o.home } : {}), ...(o.allow ? { allowed_paths: o.allow } : {}), ...(o.webhook ? { webhook: true } : {}), ...(o.sandbox ? { sandbox: o.sandbox } : {}) });
+  const r = await c.register(id, { ...(o.home ? { home: o.home } : {}), ...(o.allow ? { allowed_paths: o.allow } : {}), ...(o.webhook ? { webhook: true } : {}), ...(o.sandbox ? { sandbox: o.sandbox } : {}), ...network });
   if (r.status !== 200) throw httpFailure(r.status, r.body);
   const hook = r.body.webhook_url ? `\nwebhook: ${String(r.body.webhook_url)}` : '';
   print(opts, r.body, `${r.body.created ? 'Added' : 'Updated'} ${c.wire.noun} '${id}' · home ${String(r.body.home)}${hook}`);
@@ -63,8 +77,10 @@ export function agentCommands(program: Command): Command {
     .option('--home <path>', 'absolute home folder (default: <data>/agents/<id>/home; required on the user wire)')
     .option('--allow <path...>', 'additional absolute paths the agent may access')
     .option('--webhook', 'also create its local webhook')
-    .option('--sandbox <mode>', 'none, or workspace to confine its commands, shells and CLI actions to its workspace (Landlock)'), [
-    'loom agent add leo', 'loom agent add leo --allow ~/projects --webhook', 'loom agent add leo --sandbox workspace', 'loom --wire user agent add ann --home ~/ann',
+    .option('--sandbox <mode>', 'none, or workspace to confine its commands, shells and CLI actions to its workspace (Landlock)')
+    .option('--network <policy>', 'a confined agent\'s network: public (default), none, open, or allow=host,*.domain,host:port'), [
+    'loom agent add leo', 'loom agent add leo --allow ~/projects --webhook', 'loom agent add leo --sandbox workspace',
+    'loom agent add leo --sandbox workspace --network allow=api.github.com,127.0.0.1:8080', 'loom --wire user agent add ann --home ~/ann',
   ]).action((id: string, o: AddOpts) => guard(g(), () => add(g(), id, o)));
   examples(agent.command('list').description('List registered agents'), ['loom agent list', 'loom agent list --json'])
     .action(() => guard(g(), () => list(g())));

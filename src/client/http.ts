@@ -49,7 +49,7 @@ function answer(res: IncomingMessage, signal?: AbortSignal): HttpAnswer {
  * CPU: bench/cli, docs/cli.md). Rejects with the socket's error (e.g. ECONNREFUSED) when nothing
  * answers; a body cut short rejects while it is read.
  */
-export function httpSend(url: string, init: HttpInit): Promise<HttpAnswer> {
+export function httpSend(url: string, init: HttpInit, proxy: string | undefined = process.env.LOOM_PROXY): Promise<HttpAnswer> {
   return new Promise((resolve, reject) => {
     const u = new URL(url);
     if (u.protocol !== 'http:') {
@@ -57,9 +57,30 @@ export function httpSend(url: string, init: HttpInit): Promise<HttpAnswer> {
       return;
     }
     const body = init.body === undefined ? undefined : Buffer.from(init.body, 'utf8');
-    const headers = { ...init.headers, ...(body ? { 'Content-Length': String(body.length) } : {}) };
-    const req = request(u, { method: init.method, headers, signal: init.signal }, (res) => resolve(answer(res, init.signal)));
+    const headers: Record<string, string> = { ...init.headers, ...(body ? { 'Content-Length': String(body.length) } : {}) };
+    const via = viaProxy(u, proxy, headers);
+    const req = request(via.target, { method: init.method, headers, signal: init.signal, ...via.options }, (res) => resolve(answer(res, init.signal)));
     req.once('error', reject);
     req.end(body);
   });
+}
+
+/**
+ * Inside the agent sandbox the daemon is reached only through Loom's egress proxy (behaviour.md
+ * §15.3), whose address with the agent's credential the sandbox gives as LOOM_PROXY: the request
+ * then goes to the proxy in absolute form with Proxy-Authorization. Anywhere else, directly.
+ */
+function viaProxy(u: URL, proxy: string | undefined, headers: Record<string, string>): { target: URL; options: { path?: string; headers?: Record<string, string> } } {
+  if (!proxy) return { target: u, options: {} };
+  let p: URL;
+  try {
+    p = new URL(proxy);
+  } catch {
+    return { target: u, options: {} };
+  }
+  if (p.username !== '') {
+    headers['Proxy-Authorization'] = `Basic ${Buffer.from(`${decodeURIComponent(p.username)}:${decodeURIComponent(p.password)}`).toString('base64')}`;
+  }
+  headers.Host = u.host;
+  return { target: new URL(`http://${p.host}`), options: { path: u.href } };
 }

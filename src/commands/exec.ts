@@ -5,7 +5,7 @@ import { cleanOutput, HeadTailCapture } from '../effects/captures.js';
 import { runShell } from '../effects/shellRun.js';
 import type { BashServices, Command, CommandContext } from './types.js';
 import { displayPath } from './format.js';
-import { commandSandbox, sandboxEnv } from './sandbox.js';
+import { commandSandbox, sandboxEnv, spawnFailure, watchDenials } from './sandbox.js';
 import { buildEnv, identityEnv, persistentShellEnv } from './shellEnv.js';
 
 /** Parse `[--timeout <s>] <text>` (behaviour.md §8.1): --timeout only as the first token; `--` passes the rest literally. */
@@ -53,7 +53,13 @@ export const SHELL_ENDED_LINE = '(shell ended; the next /exec starts a new shell
 /** `/exec` in a `bash:<name>` topic (behaviour.md §8.3): the text runs in the topic's persistent shell. */
 async function runInShell(ctx: CommandContext, bash: BashServices, text: string, timeoutS: number, confine: ConfinePlan | null): Promise<CommandResult> {
   const env = () => sandboxEnv(persistentShellEnv(ctx), confine);
+  const explain = watchDenials(ctx, confine);
   const o = await bash.run(ctx, { text, timeoutMs: timeoutS * 1000, env, ...(confine ? { confine } : {}) });
+  return explain(shellResult(ctx, o, timeoutS), 'output' in o ? o.output.toString('utf8') : '');
+}
+
+/** The answer of a persistent shell's run (behaviour.md §8.3). */
+function shellResult(ctx: CommandContext, o: Awaited<ReturnType<BashServices['run']>>, timeoutS: number): CommandResult {
   const home = ctx.agent.home;
   switch (o.kind) {
     case 'closed':
@@ -82,12 +88,14 @@ export const execCommand: Command = {
     const cwd = ctx.agent.home;
     // Env-store and session variables are not exported to /exec (behaviour.md §8.2): only the identity.
     const capture = new HeadTailCapture(EXEC_OUTPUT_BYTES / 2);
+    const explain = watchDenials(ctx, sandbox.plan);
     const r = await runShell({
       command: parsed.text, cwd, env: sandboxEnv(buildEnv([identityEnv(ctx)]), sandbox.plan), timeoutMs: parsed.timeoutS * 1000, timeoutSignal: 'SIGINT', capture, signal: ctx.signal,
       ...(sandbox.plan ? { confine: sandbox.plan } : {}),
     });
-    if (r.aborted) return fail('CONFLICT', `Topic ${ctx.session.ref.topic} was closed while this command ran`);
+    if (r.aborted) return explain(fail('CONFLICT', `Topic ${ctx.session.ref.topic} was closed while this command ran`), '');
+    if (r.spawnError !== undefined) return explain(spawnFailure(r.spawnError, sandbox.plan), '');
     const { output, omitted } = capture.result();
-    return execResult({ exit: r.timedOut ? 'timeout' : r.exitCode ?? 1, timeoutS: parsed.timeoutS, cwd: displayPath(cwd, ctx.agent.home), shown: shownOutput(output, omitted) });
+    return explain(execResult({ exit: r.timedOut ? 'timeout' : r.exitCode ?? 1, timeoutS: parsed.timeoutS, cwd: displayPath(cwd, ctx.agent.home), shown: shownOutput(output, omitted) }), output.toString('utf8'));
   },
 };

@@ -3,6 +3,7 @@ import type { InstallOutcome, InstallRequest } from '../domain/install.js';
 import type { AgentProfile, Clock, EnvStore, PackageRecord, PackageRegistry } from '../domain/ports.js';
 import type { CommandResult } from '../domain/result.js';
 import type { ConfinePlan, SandboxMode, SandboxSupport } from '../domain/sandbox.js';
+import type { DenialBoard } from '../domain/denials.js';
 import type { SessionChange, SessionState } from '../domain/session.js';
 import type { ShellRunOutcome } from '../domain/shell.js';
 import type { HubName } from '../domain/topic.js';
@@ -27,6 +28,10 @@ export interface DaemonInfo {
   sandboxSupport?: () => SandboxSupport;
   /** Each native part, loaded from where or missing why (behaviour.md §17 `/describe`); absent: not reported. */
   nativeParts?: () => Record<string, { loaded: true; source: string } | { loaded: false; reason: string }>;
+  /** The egress proxy (behaviour.md §15.2): its port and an agent's proxy address; null before it listens. */
+  egress?: () => { port: number; url(agentId: string): string } | null;
+  /** What the sandbox refused, per agent and per running command (behaviour.md §15.5). */
+  denials?: DenialBoard;
 }
 
 /** One topic of an agent as /topics and the hubs show it (behaviour.md §2.11). */

@@ -1,6 +1,7 @@
 import { isAbsolute } from 'node:path';
 import { LoomError } from './errors.js';
 import { isAgentId } from './ids.js';
+import { parseNetworkPolicy, type NetworkPolicy } from './networkPolicy.js';
 import { parseSandboxMode, type SandboxMode } from './sandbox.js';
 import type { WireDescription } from './wire.js';
 
@@ -12,6 +13,8 @@ export interface AgentInput {
   webhook: boolean;
   /** behaviour.md §15: omitted keeps the stored mode (a new agent gets the daemon default). */
   sandbox?: SandboxMode;
+  /** behaviour.md §15.2: omitted keeps the stored policy. */
+  network?: NetworkPolicy;
   /** The raw body, for registration extensions (capability pairing). */
   body: Record<string, unknown>;
 }
@@ -36,14 +39,15 @@ function parseAllowedPaths(body: Record<string, unknown>): string[] | undefined 
 }
 
 /** `sandbox`, as a field to spread (absent when omitted, so the stored mode is kept). */
-function sandboxField(body: Record<string, unknown>): { sandbox?: SandboxMode } {
+function sandboxField(body: Record<string, unknown>): { sandbox?: SandboxMode; network?: NetworkPolicy } {
   const mode = parseSandboxMode(body.sandbox);
-  return mode === undefined ? {} : { sandbox: mode };
+  const network = parseNetworkPolicy(body.network);
+  return { ...(mode === undefined ? {} : { sandbox: mode }), ...(network === undefined ? {} : { network }) };
 }
 
 /**
  * Validate a POST /agents body in the order of behaviour.md §9.5: agent_id present and valid,
- * home, allowed_paths, sandbox. Extensions (capability) validate next, all before any change.
+ * home, allowed_paths, sandbox, network. Extensions (capability) validate next, all before any change.
  */
 export function parseAgentInput(body: Record<string, unknown>): AgentInput {
   const id = body.agent_id;

@@ -2,6 +2,7 @@
  * Ports: the interfaces the actors and commands use to reach storage and the world.
  * Concrete implementations live in src/stores and src/effects and are injected by main.ts.
  */
+import type { NetworkPolicy } from './networkPolicy.js';
 import type { SandboxMode } from './sandbox.js';
 
 /** Time source. Superset of XState's Clock so the same object drives machine delays (architecture.md: time is injected). */
@@ -26,6 +27,8 @@ export interface AgentRecord {
   createdAt: string;
   /** behaviour.md §15: absent on records stored before the sandbox existed (the daemon default applies). */
   sandbox?: SandboxMode;
+  /** behaviour.md §15.2: stored only when the client chose one (absent: `public` when confined). */
+  network?: NetworkPolicy;
   /** spec §2 Local webhook: the token is stored in the agent registry. */
   webhookToken?: string;
 }

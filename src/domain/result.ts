@@ -1,3 +1,5 @@
+import type { SandboxMeta } from './denials.js';
+
 /** behaviour.md §1.6: the closed set of command error codes (SANDBOX_UNAVAILABLE: §15). */
 export type CommandCode =
   | 'NOT_FOUND' | 'INVALID_ARGS' | 'INVALID_TARGET' | 'INVALID_PATH' | 'FORBIDDEN' | 'CONFLICT'
@@ -16,6 +18,8 @@ export interface CommandResult {
   ok: boolean;
   code: CommandCode | null;
   body: string;
+  /** behaviour.md §15.5: what the sandbox refused a failed confined command (head.meta.sandbox). */
+  sandbox?: SandboxMeta;
 }
 
 /** Join lines per behaviour.md §1.5: `\n`, no `\r`, trailing blank lines removed. */

@@ -1,5 +1,6 @@
 import type { SessionChange } from './session.js';
 import type { CommandResult, DocMeta } from './result.js';
+import type { SandboxMeta } from './denials.js';
 
 /** How a command reached its topic (behaviour.md §13.2 `via`). */
 export type Via = 'exec' | 'mcp';
@@ -33,7 +34,7 @@ export interface QueueLimits {
 
 /** The result of one command as the channel reports it (spec §2 head, §4.7 content). */
 export interface ExecResult extends CommandResult {
-  meta: DocMeta | null;
+  meta: HeadMeta | null;
   topic: string;
   topicType: string;
 }
@@ -47,8 +48,11 @@ export interface ExecHead {
   agent_id: string;
   topic: string;
   topic_type: string;
-  meta: DocMeta | null;
+  meta: HeadMeta | null;
 }
+
+/** spec §2 head.meta: the topic's document; with `sandbox` when a confined command was refused something (behaviour.md §15.5). */
+export type HeadMeta = DocMeta | (Partial<DocMeta> & { sandbox: SandboxMeta });
 
 /** What a finished command sends: the head and the content string (spec §4.7). */
 export interface ExecOutput {

@@ -1,5 +1,5 @@
 import { isAgentId } from './ids.js';
-import type { DocMeta } from './result.js';
+import type { HeadMeta } from './ticket.js';
 import { cut, quoted } from './traceQuote.js';
 
 export { QUOTE_MAX_CHARS, TRACE_LINE_MAX_BYTES, quoted } from './traceQuote.js';
@@ -31,7 +31,7 @@ export interface ExpectHead {
   code?: string | null;
   topic?: string;
   topic_type?: string;
-  meta?: DocMeta | null;
+  meta?: HeadMeta | null;
 }
 
 /** What a step expects: any field left out is not compared (a hand-written script has none). */

@@ -30,15 +30,24 @@ export interface NativeSpawn {
   reap?(pid: number): boolean;
   /** The kernel's Landlock ABI, 0 when it has none (absent in helpers built before it). */
   landlockAbi?(): number;
+  /** "" when confined children can have their own user, mount and PID namespaces, else why not. */
+  probeNamespaces?(): string;
   /** Zero the environment block /proc/<pid>/environ shows (the strings move to the heap). */
   scrubEnviron?(): number;
 }
 
-/** What the native confined spawn takes: read-write and read-execute trees, the ABI cap. */
+/**
+ * What the native confined spawn takes: read-write (the agent's roots) and read-execute trees, the
+ * ABI cap; `tcpPorts`: connects only there (null: TCP not confined); own namespaces (`netns`: an
+ * empty network one). No terminal is granted.
+ */
 export interface NativeConfine {
   rw: string[];
   ro: string[];
   abi: number;
+  tcpPorts?: number[] | null;
+  namespaces?: boolean;
+  netns?: boolean;
 }
 
 /** pidfd_open, which `watch` needs, came with Linux 5.3. */

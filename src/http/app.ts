@@ -23,7 +23,7 @@ export function createApp(ctx: AppContext, extra: RouteModule[] = []): Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   // spec §4 (`X-Agent-Id`), behaviour.md §11 (`X-User-Id`): the wire's identity header.
-  app.use(entryCheck({ cors: corsHeaders(ctx.wire.header), allowedOrigins: ctx.allowedOrigins }));
+  app.use(entryCheck({ cors: corsHeaders(ctx.wire.header), allowedOrigins: ctx.allowedOrigins, identity: ctx.wire }));
   app.use(preflight);
   for (const mount of [...routeModules, ...extra]) mount(app, ctx);
   app.use((req) => {

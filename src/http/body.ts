@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { LoomError } from '../domain/errors.js';
 import { OVERSIZE_DRAIN_BYTES, REQUEST_BODY_BYTES } from '../domain/limits.js';
+import { bodyIdentityRefusal } from './sandboxed.js';
 
 /** 413 of behaviour.md §9.1, with `Connection: close`. */
 export function tooLarge(cap: number, error = `Request body exceeds ${cap} bytes`): LoomError {
@@ -64,5 +65,8 @@ export async function readJsonObject(req: IncomingMessage, invalidMessage = 'Inv
     throw new LoomError(400, invalidMessage);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new LoomError(400, invalidMessage);
+  // behaviour.md §15.3: from inside the sandbox, a body may name only the agent itself.
+  const refusal = bodyIdentityRefusal(req, value as Record<string, unknown>);
+  if (refusal) throw refusal;
   return value as Record<string, unknown>;
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { LoomError } from '../domain/errors.js';
+import { sandboxRefusal } from './sandboxed.js';
 
 /**
  * The CORS headers every response carries, errors, SSE and refused upgrades included, naming the
@@ -51,15 +52,18 @@ function pathOf(url: string | undefined): string {
 export interface Edge {
   cors: Readonly<Record<string, string>>;
   allowedOrigins: readonly string[];
+  /** The wire's identity header and agent resource, for requests from inside the sandbox (behaviour.md §15.3). */
+  identity: { header: string; resource: string };
 }
 
 /**
  * The one entry check of every HTTP request, whether Express or a fast path answers it: set the CORS
- * headers every response carries, then apply the Host/Origin guard. Returns the refusal, or null.
+ * headers every response carries, then apply the Host/Origin guard and, for a request from inside
+ * the sandbox, its identity rules (behaviour.md §15.3). Returns the refusal, or null.
  */
 export function admit(edge: Edge, req: IncomingMessage, res: { setHeader(name: string, value: string): unknown }): LoomError | null {
   setCors(res, edge.cors);
-  return hostOriginRefusal(req, edge.allowedOrigins);
+  return hostOriginRefusal(req, edge.allowedOrigins) ?? sandboxRefusal(req, edge.identity);
 }
 
 /**

@@ -75,7 +75,7 @@ function renameAgent(text: string, from: string, to: string): string {
 function scrubAnswer(a: Expect, ctx: Parameters<typeof scrub>[1]): Expect {
   const out: Expect = { ...a };
   if (out.content !== undefined) out.content = scrub(out.content, ctx);
-  if (out.head?.meta) out.head = { ...out.head, meta: { ...out.head.meta, uri: scrub(out.head.meta.uri, ctx) } };
+  if (out.head?.meta?.uri !== undefined) out.head = { ...out.head, meta: { ...out.head.meta, uri: scrub(out.head.meta.uri, ctx) } };
   if (out.error) out.error = Object.fromEntries(Object.entries(out.error).map(([k, v]) => [k, typeof v === 'string' ? scrub(v, ctx) : v]));
   return out;
 }

@@ -68,7 +68,8 @@ export function execStep(rec: ExecRecord, base: { seq: number; t_ms: number; cmd
   if (expect.content !== undefined) expect.content = memo ? memo.scrub(expect.content, ctx) : scrub(expect.content, ctx);
   const meta = expect.head?.meta;
   // The title is document text: a secret in it is kept out like one in the content.
-  if (meta && expect.head) expect.head.meta = { ...meta, uri: scrub(meta.uri, ctx), title: meta.title === null ? null : scrub(meta.title, ctx), current_block: meta.current_block === null ? null : scrub(meta.current_block, ctx) };
+  const text = (v: string | null | undefined) => (typeof v === 'string' ? scrub(v, ctx) : v);
+  if (meta && expect.head) expect.head.meta = { ...meta, ...(meta.uri !== undefined ? { uri: scrub(meta.uri, ctx) } : {}), ...(meta.title !== undefined ? { title: text(meta.title) ?? null } : {}), ...(meta.current_block !== undefined ? { current_block: text(meta.current_block) ?? null } : {}) } as typeof meta;
   if (expect.error) expect.error = Object.fromEntries(Object.entries(expect.error).map(([k, v]) => [k, typeof v === 'string' ? scrub(v, ctx) : v]));
   const step: ExecStep = { seq: base.seq, t_ms: base.t_ms, kind: 'exec', via: t.via, agent_id: rec.agentId, topic: rec.topic, cmd: scrub(base.cmd, ctx) };
   if (t.requestId !== null) step.request_id = scrub(t.requestId, ctx);

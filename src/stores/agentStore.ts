@@ -5,6 +5,7 @@ import { LoomError } from '../domain/errors.js';
 import { WEBHOOK_TOKEN_RE } from '../domain/events.js';
 import { isAgentId } from '../domain/ids.js';
 import { isSandboxMode } from '../domain/sandbox.js';
+import { parseNetworkPolicy } from '../domain/networkPolicy.js';
 import type { AgentProfile, AgentRecord, AgentStore } from '../domain/ports.js';
 import { checkAgentRoots } from '../effects/homePolicy.js';
 import { AtomicJsonFile, RegistryReadError } from './jsonAdapter.js';
@@ -29,6 +30,13 @@ function recordProblem(key: string, r: unknown, dataDir: string, dataReal: strin
   if (!Array.isArray(r.allowedPaths) || !r.allowedPaths.every(absolute)) return 'allowedPaths must be a list of absolute paths';
   if (typeof r.createdAt !== 'string') return 'createdAt must be a timestamp';
   if (r.sandbox !== undefined && !isSandboxMode(r.sandbox)) return 'sandbox must be "none" or "workspace"';
+  if (r.network !== undefined) {
+    try {
+      parseNetworkPolicy(r.network);
+    } catch {
+      return 'network must be "public", "none", "open" or {"allow": [hosts]}';
+    }
+  }
   if (r.webhookToken !== undefined && (typeof r.webhookToken !== 'string' || !WEBHOOK_TOKEN_RE.test(r.webhookToken))) return 'webhookToken is malformed';
   try {
     // The user wire has no default homes (behaviour.md §11): no stored user home inside the data directory.

@@ -34,7 +34,7 @@ export interface Run {
   ok: boolean;
   code: string | null;
   body: string;
-  meta: { uri: string; title: string | null; current_block: string | null } | null;
+  meta: { uri?: string; title?: string | null; current_block?: string | null } | null;
 }
 
 /** An in-process daemon with agent `leo` (home in a temp folder) and a test package registry. */

@@ -100,7 +100,11 @@ describe('behaviour.md §15 fail closed where the kernel has no Landlock', () =>
   });
 
   it('when /describe is read, then the sandbox is unavailable at ABI 0', async () => {
-    expect((await call(d.base, 'GET', '/describe')).body.sandbox).toEqual({ available: false, mechanism: 'landlock', abi: 0, default: 'none' });
+    const missing = ['files', 'network', 'processes', 'terminals'].map((guarantee) => ({ guarantee, reason: 'this kernel has no Landlock' }));
+    expect((await call(d.base, 'GET', '/describe')).body.sandbox).toEqual({
+      available: false, mechanism: 'landlock', abi: 0, default: 'none',
+      guarantees: { files: false, network: false, processes: false, terminals: false }, missing, udp: 'open',
+    });
   });
 
   it.each([['main'], ['bash:t']])('when a workspace agent runs /exec in %s, then SANDBOX_UNAVAILABLE and nothing runs', async (topic) => {

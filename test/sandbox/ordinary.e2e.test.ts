@@ -10,7 +10,7 @@ import { PROBE_DOC, run, skipReason } from './support.js';
 
 /*
  * behaviour.md §15: ordinary work still works inside the workspace sandbox, through /exec, a bash
- * shell and a CLI action: git, npm, python3, curl to a loopback server, mktemp (TMPDIR is the
+ * shell and a CLI action: git, npm, python3, curl to an allowed loopback server (through the egress proxy), mktemp (TMPDIR is the
  * private temp folder), pipes, and a real corpus app's CLI action.
  */
 
@@ -32,7 +32,8 @@ beforeAll(async () => {
   const pyenv = join(homedir(), '.pyenv');
   d = await startDaemon({ env: existsSync(pyenv) ? { SVC_SANDBOX_READ: pyenv } : {} });
   c = new LoomClient(d.base, 'worker');
-  home = String((await c.registerAgent({ agent_id: 'worker', sandbox: 'workspace' })).body.home);
+  // The agent's own loopback server is reached through the egress proxy by an explicit allow entry (behaviour.md §15.2).
+  home = String((await c.registerAgent({ agent_id: 'worker', sandbox: 'workspace', network: { allow: [`127.0.0.1:${port}`] } })).body.home);
   writeFileSync(join(home, 'probe.md'), PROBE_DOC);
   expect((await run(c, 'doc', '/open ~/probe.md')).ok).toBe(true);
   copyWritable(join(FIXTURE_APPS, 'apps', 'apps', 'humanizer'), join(home, 'apps', 'humanizer'));

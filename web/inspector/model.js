@@ -75,6 +75,7 @@ export class Model {
     return {
       rev: 0, agentId: a.agent_id, home: a.home, webhook: a.webhook, events: a.events ?? null,
       capabilities: a.capabilities ?? [], installs: a.installs ?? [],
+      sandbox: a.sandbox ?? 'none', network: a.network ?? null, denials: a.denials ?? [],
     };
   }
 

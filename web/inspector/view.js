@@ -141,7 +141,17 @@ function agentHeader(a, ctx) {
     h('h2', selectable(`agent:${a.agentId}`, ctx.selected), a.agentId),
     h('span', { class: 'home' }, a.home ?? ''),
     ev ? h('span', { class: 'events' }, `inbox ${ev.pending} pending · ${ev.acked} acked · ${ev.streams} stream${ev.streams === 1 ? '' : 's'}`) : null,
-    h('span', { ...selectable(`webhook:${a.agentId}`, ctx.selected), class: `webhook ${a.webhook ? 'on' : 'off'}${ctx.selected === `webhook:${a.agentId}` ? ' selected' : ''}` }, a.webhook ? 'webhook on' : 'no webhook'));
+    h('span', { ...selectable(`webhook:${a.agentId}`, ctx.selected), class: `webhook ${a.webhook ? 'on' : 'off'}${ctx.selected === `webhook:${a.agentId}` ? ' selected' : ''}` }, a.webhook ? 'webhook on' : 'no webhook'),
+    sandboxView(a));
+}
+
+/** The agent's sandbox (behaviour.md §15.5): mode, network policy when confined, its recent denials. */
+function sandboxView(a) {
+  if (a.sandbox !== 'workspace') return h('span', { class: 'sandbox none' }, 'sandbox: none');
+  const net = a.network && typeof a.network === 'object' ? `allow ${a.network.allow.join(', ')}` : a.network ?? 'public';
+  const recent = a.denials.slice(-3).reverse().map((d) => h('li', {}, `${d.kind} ${d.target} (${d.reason})`));
+  return h('span', { class: 'sandbox workspace' }, `sandbox: workspace · network ${net}`,
+    recent.length ? h('ul', { class: 'denials', 'aria-label': 'recent sandbox denials' }, ...recent) : null);
 }
 
 /** Whether `el`'s children are exactly `nodes`, in order. */

@@ -7,7 +7,7 @@ import { tryParseJson } from '../../sfmd/jsonPath.js';
 import { referencedNames, substituteCommand } from '../../sfmd/shellQuote.js';
 import type { ActionDef } from '../../sfmd/types.js';
 import type { LoadedDocument } from '../docContract.js';
-import { commandSandbox, sandboxEnv } from '../sandbox.js';
+import { commandSandbox, sandboxEnv, spawnFailure, watchDenials } from '../sandbox.js';
 import type { CommandContext } from '../types.js';
 import { failure, finish } from './results.js';
 import { actionDir, cliEnvironment } from './variables.js';
@@ -56,6 +56,7 @@ export async function runCliActionCommand(ctx: CommandContext, loaded: LoadedDoc
   const sandbox = commandSandbox(ctx);
   if (!sandbox.ok) return sandbox.result;
   const out = new SplitCapture(limits.maxBytes);
+  const explain = watchDenials(ctx, sandbox.plan);
   const r = await runShell({
     command: sub.command,
     cwd: actionDir(ctx, loaded),
@@ -66,16 +67,16 @@ export async function runCliActionCommand(ctx: CommandContext, loaded: LoadedDoc
     capture: out,
     signal: ctx.signal,
   });
-  if (r.aborted) return fail('CONFLICT', `Topic ${ctx.session.ref.topic} was closed while this command ran`);
-  if (r.spawnError) return fail('INTERNAL_ERROR', `Internal error: ${r.spawnError}`);
-  if (r.timedOut) return failure(loaded, 'TIMEOUT', `/act.${a.id} timed out after ${Math.round(limits.timeoutMs / 1000)} s`);
+  if (r.aborted) return explain(fail('CONFLICT', `Topic ${ctx.session.ref.topic} was closed while this command ran`), '');
+  if (r.spawnError) return explain(spawnFailure(r.spawnError, sandbox.plan), '');
+  if (r.timedOut) return explain(failure(loaded, 'TIMEOUT', `/act.${a.id} timed out after ${Math.round(limits.timeoutMs / 1000)} s`), '');
   const code = r.exitCode ?? 1;
   const stdout = trimNl(out.stdout.get().toString('utf8'));
   const body = trimNl(out.combined.get().toString('utf8'));
-  return finish({
+  return explain(finish({
     ctx, loaded, action: a, fields, warnings,
     plain: body === '' && code === 0 ? '(no output)' : body,
     response: { kind: 'cli', status: code, body, json: tryParseJson(stdout), stdout, stderr: trimNl(out.stderr.get().toString('utf8')), exitCode: code },
     failure: code === 0 ? null : { code: `EXIT_${code}`, message: `/act.${a.id} exited with status ${code}` },
-  });
+  }), body);
 }
