@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, mkdirSync, chmodSync, realpathSync, rmSync } from 'node:fs';
+import { lstatSync, mkdirSync, chmodSync, realpathSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { basename, dirname, join, sep } from 'node:path';
 import type { NetworkPolicy } from '../domain/networkPolicy.js';
