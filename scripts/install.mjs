@@ -46,6 +46,15 @@ function localBuild() {
   return `node-gyp rebuild: ${stack ? stack[1].trim() : `exit ${r.status}`}`;
 }
 
+/**
+ * Whether node-pty's own package has a binding for this machine (its install ran before this one;
+ * a failed one leaves the folder until npm removes it at the end).
+ */
+function ptyPackageHasBinding() {
+  return [join(root, 'node_modules', 'node-pty'), join(root, '..', 'node-pty')].some((dir) =>
+    existsSync(join(dir, 'build', 'Release', 'pty.node')) || existsSync(join(dir, 'prebuilds', target, 'pty.node')));
+}
+
 function main() {
   if (process.platform !== 'linux') return; // Loom's own parts are Linux only; node-pty's package serves other systems.
   const loomParts = PARTS.filter((p) => p.name !== 'node-pty');
@@ -66,7 +75,7 @@ function main() {
   }
   const pty = PARTS.find((p) => p.name === 'node-pty');
   const ptyProblem = prebuiltProblem(pty);
-  if (ptyProblem !== null && !existsSync(join(root, 'node_modules', 'node-pty', 'package.json')) && !existsSync(join(root, '..', 'node-pty', 'package.json'))) {
+  if (ptyProblem !== null && !ptyPackageHasBinding()) {
     missing.push(`node-pty (${ptyProblem}, and node-pty's own install did not succeed): without it ${WITHOUT['node-pty']}`);
   }
   if (missing.length > 0) console.warn(`loom: native parts missing: ${missing.join('; ')}`);

@@ -30,13 +30,13 @@ describe('npm run test:<tier> -- <path> (README "Tests")', () => {
 
   it('when the integration script gets a folder, then it lists that folder\'s integration tests only', async () => {
     const files = await listed('integration', ['test/package', '--listTests']);
-    expect(files).toContain('test/package/tierScripts.int.test.ts');
+    expect(files).toContain('test/package/optionalTypes.int.test.ts');
     for (const f of files) expect(f).toMatch(/^test\/package\/[^.]+\.int\.test\.ts$/);
   });
 
   it('when the e2e script gets a folder, then it lists that folder\'s e2e tests only', async () => {
     const files = await listed('e2e', ['test/package', '--listTests']);
-    expect(files).toContain('test/package/pack.e2e.test.ts');
+    expect(files).toContain('test/package/tierScripts.e2e.test.ts');
     for (const f of files) expect(f).toMatch(/^test\/package\/[^.]+\.e2e\.test\.ts$/);
   });
 });
