@@ -14,6 +14,7 @@ import { nextTicketId } from '../machines/topicQueue.js';
 import { checkAgentRoots, createHome } from '../effects/homePolicy.js';
 import { realpathPrefix } from '../effects/workspace.js';
 import { effectiveNetwork, effectiveSandbox } from '../domain/sandbox.js';
+import { confinementChanged, nextProfile } from '../domain/agentProfile.js';
 import { killAll } from '../effects/processes.js';
 import { followTopic, runTicket, type Submission, type TicketListener } from './commandRun.js';
 import { purgeHome, purgeRefusal } from '../effects/homePurge.js';
@@ -162,26 +163,12 @@ export class LoomSystem {
     const given = input.home !== undefined ? resolve(input.home) : existing?.home ?? this.defaultHome(input.agentId);
     createHome(given);
     // behaviour.md §15.4: the roots are stored as real paths, so a link swapped in later is refused, never followed.
-    const home = input.home !== undefined ? realpathPrefix(given) : given;
-    const sandbox = input.sandbox ?? existing?.sandbox;
-    const network = input.network ?? existing?.network;
-    const { sandbox: _s, network: _n, ...kept } = existing ?? ({} as Partial<AgentProfile>);
-    const profile: AgentProfile = {
-      ...kept,
-      id: input.agentId,
-      home,
-      allowedPaths: input.allowedPaths ? input.allowedPaths.map((p) => realpathPrefix(resolve(p))) : existing?.allowedPaths ?? [],
-      createdAt: existing?.createdAt ?? new Date(this.deps.clock.now()).toISOString(),
-      // behaviour.md §15.6: stored only when chosen; an agent that did not choose follows the daemon default.
-      ...(sandbox ? { sandbox } : {}),
-      ...(network ? { network } : {}),
-    };
+    const resolved = { home: input.home !== undefined ? realpathPrefix(given) : given, allowedPaths: input.allowedPaths?.map((p) => realpathPrefix(resolve(p))), now: this.deps.clock.now() };
+    const profile = nextProfile(existing, input, resolved);
     // The registry persists the profile first; the actor then holds it (what every reader reads).
     await this.deps.agents.put(profile);
     this.directory.put(profile);
-    // behaviour.md §9.5: a changed home disposes the agent's sessions; so does a changed sandbox (a live shell keeps the rules it started with).
-    const mode = (p: AgentProfile) => effectiveSandbox(p.sandbox, this.deps.info.sandbox ?? 'none');
-    if (existing && (existing.home !== home || mode(existing) !== mode(profile) || JSON.stringify(existing.network) !== JSON.stringify(profile.network))) this.directory.closeTopics(profile.id, this.deps.clock.now());
+    if (existing && confinementChanged(existing, profile, this.deps.info.sandbox ?? 'none')) this.directory.closeTopics(profile.id, this.deps.clock.now());
     const extra = await this.features.applyRegistration(() => this.directory.profile(profile.id) ?? profile, input);
     return { id: profile.id, home: profile.home, created: !existing, extra };
   }

@@ -93,7 +93,7 @@ describe('black-box session', () => {
     d = await startDaemon({ dataDir });
     running.push(d);
     const agents = ((await (await fetch(`${d.base}/agents`)).json()) as { agents: unknown[] }).agents;
-    expect(agents).toEqual([{ id: 'leo', home: join(dataDir, 'agents', 'leo', 'home'), allowedPaths: [], createdAt: created, sandbox: 'none' }]);
+    expect(agents).toEqual([{ id: 'leo', home: join(dataDir, 'agents', 'leo', 'home'), allowedPaths: [], createdAt: created, sandbox: 'none', sandbox_source: 'default', network: 'public' }]);
     const after = await raw(d.port, { method: 'POST', path: '/exec', headers: { 'X-Agent-Id': 'leo' }, body: JSON.stringify({ cmd: '/set', topic: 'app:weather' }) });
     // Persistent variables survive; session variables do not.
     expect(after.body).toContain('$API = ');

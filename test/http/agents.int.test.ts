@@ -51,7 +51,7 @@ describe('POST /agents (spec §4.3; behaviour.md §9.5)', () => {
     const r = await post({ agent_id: 'leo', allowed_paths: [allowed] });
     expect(r.body).toEqual({ agent_id: 'leo', home: before.home, created: false });
     const after = (await call(t.base, 'GET', '/agents')).body.agents.find((a: { id: string }) => a.id === 'leo');
-    expect(after).toEqual({ id: 'leo', home: before.home, allowedPaths: [allowed], createdAt: before.createdAt, sandbox: 'none' });
+    expect(after).toEqual({ id: 'leo', home: before.home, allowedPaths: [allowed], createdAt: before.createdAt, sandbox: 'none', sandbox_source: 'default', network: 'public' });
     // allowedPaths kept when omitted; `allowedPaths` spelling accepted.
     await post({ agent_id: 'leo' });
     expect((await call(t.base, 'GET', '/agents')).body.agents.find((a: { id: string }) => a.id === 'leo').allowedPaths).toEqual([allowed]);
@@ -73,12 +73,12 @@ describe('POST /agents (spec §4.3; behaviour.md §9.5)', () => {
 });
 
 describe('GET /agents', () => {
-  it('lists agents sorted by id with exactly the spec fields, plus the sandbox mode (behaviour.md §15)', async () => {
+  it('lists agents sorted by id with exactly the spec fields, plus the sandbox mode, its source and the network policy (behaviour.md §15, §15.6)', async () => {
     const r = await call(t.base, 'GET', '/agents');
     expect(r.status).toBe(200);
     const ids = r.body.agents.map((a: { id: string }) => a.id);
     expect(ids).toEqual([...ids].sort());
-    for (const a of r.body.agents) expect(Object.keys(a).sort()).toEqual(['allowedPaths', 'createdAt', 'home', 'id', 'sandbox']);
+    for (const a of r.body.agents) expect(Object.keys(a).sort()).toEqual(['allowedPaths', 'createdAt', 'home', 'id', 'network', 'sandbox', 'sandbox_source']);
     for (const a of r.body.agents) expect(a.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
 });

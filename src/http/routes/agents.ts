@@ -18,8 +18,8 @@ export function mountAgents(app: Express, ctx: AppContext): void {
   route(app, wire.resource, {
     GET: (req, res) => {
       const agents = ctx.system.listAgents() satisfies AgentSummary[];
-      // The legacy user wire keeps its 0.1-era list shape exactly; the sandbox mode is an agent-wire field (behaviour.md §15).
-      sendJson(req, res, 200, { [wire.listField]: wire.name === 'user' ? agents.map(({ sandbox: _mode, ...rest }) => rest) : agents });
+      // The legacy user wire keeps its 0.1-era list shape exactly; the sandbox fields are agent-wire fields (behaviour.md §15).
+      sendJson(req, res, 200, { [wire.listField]: wire.name === 'user' ? agents.map(({ sandbox: _mode, sandbox_source: _source, network: _network, ...rest }) => rest) : agents });
     },
     POST: async (req, res) => {
       const input = parseRegistration(wire, await readJsonObject(req));
