@@ -105,6 +105,7 @@ function probeExecutable(path: string, name: string): string | null {
 export function loadPtyLibrary(): PtyModule | null {
   const errors: string[] = [];
   const bundled = join(ROOT, 'dist', 'node-pty.cjs');
+  if (!existsSync(bundled)) errors.push('no bundled node-pty (dist/node-pty.cjs: npm run build makes it from node_modules/node-pty)');
   const tries: Array<{ id: string; source: NativeSource; label: string }> = [
     ...(existsSync(bundled) ? [{ id: bundled, source: 'prebuilt' as const, label: 'bundled node-pty with the prebuilt binding' }] : []),
     { id: 'node-pty', source: 'package', label: 'the node-pty package' },
