@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
-import { existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { execPath } from 'node:process';
 import { freePort, tempDir } from '../helpers/daemon.js';
@@ -54,9 +54,19 @@ describe('npm install -g <tarball> --prefix <dir> (behaviour.md §17)', () => {
   }
 
   /**
-   * The README's command, `npm install -g <tarball> --allow-scripts=node-pty,<tarball>` (npm 11
-   * allows a tarball's scripts by its absolute path; npm 10 ignores the flag), into `<dir>/<name>/prefix`.
-   * `toolchain: false`: the bare PATH and Node headers that do not exist.
+   * The words after `npm install -g` in the README's install block, with its tarball (`./loom-0.1.0.tgz`
+   * or `$PWD/loom-0.1.0.tgz`) replaced by `pkg`: the documented command itself is what must be quiet.
+   */
+  function documentedArgs(pkg: string): string[] {
+    const readme = readFileSync(join(process.cwd(), 'README.md'), 'utf8');
+    const line = /^npm install -g (.+?)\s*(?:#.*)?$/m.exec(readme);
+    if (!line) throw new Error('README has no npm install -g line');
+    return (line[1].match(/(?:[^\s"]+|"[^"]*")+/g) ?? []).map((w) => w.replace(/"/g, '').replace(/(\$PWD\/|\.\/)loom-0\.1\.0\.tgz/g, pkg));
+  }
+
+  /**
+   * The README's command (npm 11 allows a tarball's scripts by its absolute path; npm 10 ignores the
+   * flag), into `<dir>/<name>/prefix`. `toolchain: false`: the bare PATH and Node headers that do not exist.
    */
   async function install(name: string, pkg: string, toolchain: boolean) {
     const prefix = join(dir, name, 'prefix');
@@ -74,7 +84,7 @@ describe('npm install -g <tarball> --prefix <dir> (behaviour.md §17)', () => {
     delete env.PYTHON;
     mkdirSync(env.HOME as string, { recursive: true });
     if (headers) mkdirSync(headers, { recursive: true });
-    const r = await run(execPath, [npmCli(), 'install', '-g', pkg, `--allow-scripts=node-pty,${pkg}`, '--foreground-scripts'], { env });
+    const r = await run(execPath, [npmCli(), 'install', '-g', ...documentedArgs(pkg), '--foreground-scripts'], { env });
     return { ...r, prefix, env, pkg: join(prefix, 'lib', 'node_modules', 'loom') };
   }
 
