@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe, expect } from '@jest/globals';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { cleanEnv, run } from '../helpers/pack.js';
