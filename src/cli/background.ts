@@ -120,13 +120,11 @@ export function startFailure(log: string, from: number): string | null {
 export async function start(opts: GlobalOpts, daemonArgs: string[] = []): Promise<number> {
   const port = cliPort(opts);
   const url = `http://127.0.0.1:${port}`;
-  let already: string | null;
-  try {
-    already = await answering(opts);
-  } catch (err) {
-    if (!(err instanceof NotLoom)) throw err;
-    throw new CliFailure({ error: `daemon did not start: port ${port} is held by something that is not Loom (${err.what})`, code: 'START_FAILED', message: `start Loom on another port: loom --port <n> start` });
-  }
+  // Something else on the port: the daemon's own start-up says so ("port … is in use"), with its log.
+  const already = await answering(opts).catch((err: unknown) => {
+    if (err instanceof NotLoom) return null;
+    throw err;
+  });
   if (already !== null) {
     print(opts, { running: true, started: false, pid: ourPid(opts), port }, `loom is already running on ${url}`);
     return 0;
@@ -157,7 +155,11 @@ export async function stop(opts: GlobalOpts): Promise<number> {
   const port = cliPort(opts);
   // Decided once: while shutting down, /proc/<pid>/cmdline empties, so it cannot be re-checked.
   const pid = ourPid(opts);
-  const up = (await answering(opts)) !== null;
+  // Something that is not Loom on the port is not ours to stop.
+  const up = (await answering(opts).catch((err: unknown) => {
+    if (err instanceof NotLoom) return null;
+    throw err;
+  })) !== null;
   if (!up && pid === null) {
     rmSync(pidFile(opts), { force: true });
     print(opts, { stopped: false, running: false, port }, `loom is not running on port ${port}`);
@@ -166,7 +168,7 @@ export async function stop(opts: GlobalOpts): Promise<number> {
   progress(opts, `Stopping loom on http://127.0.0.1:${port}${pid !== null ? ` (pid ${pid})` : ''}; waiting for it to exit…`);
   if (up) await client(opts, false).shutdown();
   else process.kill(pid as number, 'SIGTERM');
-  const gone = await waitFor(opts, 'waiting for the daemon to exit', 5000, async () => (await answering(opts)) === null && (pid === null || !alive(pid)));
+  const gone = await waitFor(opts, 'waiting for the daemon to exit', 5000, async () => (await answering(opts).catch(() => null)) === null && (pid === null || !alive(pid)));
   if (!gone) throw new CliFailure({ error: 'daemon did not stop within 5 s', code: 'STOP_FAILED', message: pid !== null ? `kill it with: kill ${pid}` : `see ${logFile(opts)}` });
   rmSync(pidFile(opts), { force: true });
   print(opts, { stopped: true, running: false, port }, 'loom stopped');
