@@ -4,6 +4,7 @@
 // difference (target: within 1 ms). Skips with a note where the kernel has no Landlock.
 import { Agent, request } from 'node:http';
 import { rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { median, percentile, startDaemon, writeResult } from './common.mjs';
 
 const N = Number(process.env.BENCH_SANDBOX_N ?? 400);
@@ -56,3 +57,8 @@ try {
   await d.stop();
   rmSync(d.dataDir, { recursive: true, force: true });
 }
+
+// The network side of the sandbox's cost (behaviour.md §15.2): the egress proxy, measured by its own
+// bench (download ratio, connect setup) so `npm run bench -- sandbox` reports both.
+const proxy = spawnSync(process.execPath, [new URL('./proxy.bench.mjs', import.meta.url).pathname], { stdio: 'inherit' });
+if (proxy.status !== 0) process.exit(proxy.status ?? 1);

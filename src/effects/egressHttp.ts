@@ -1,4 +1,4 @@
-import { request, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import { request, type IncomingMessage, type ServerResponse } from 'node:http';
 import { isLoopbackOrUnspecified } from '../domain/netAddress.js';
 import { parseAbsoluteTarget, type AbsoluteTarget } from '../domain/proxyTarget.js';
 import { admit, judge, type Admitted } from './egressAdmit.js';
@@ -13,29 +13,34 @@ function stopsHere(name: string, named: Set<string>): boolean {
   return HOP_BY_HOP.has(name) || name.startsWith('proxy-') || named.has(name);
 }
 
-/** The names a `Connection` header lists (they are hop-by-hop too). */
-function connectionNamed(headers: IncomingHttpHeaders): Set<string> {
-  const v = headers.connection;
-  return new Set(typeof v === 'string' ? v.split(',').map((s) => s.trim().toLowerCase()) : []);
+/** The names the `Connection` headers of a message list (they are hop-by-hop too), from its raw headers. */
+function connectionNamed(raw: string[]): Set<string> {
+  const named = new Set<string>();
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    if (raw[i].toLowerCase() === 'connection') for (const n of raw[i + 1].split(',')) named.add(n.trim().toLowerCase());
+  }
+  return named;
 }
 
-/** The end-to-end headers of a message, in a fresh object without a prototype (any header name is safe in it). */
-export function endToEndHeaders(headers: IncomingHttpHeaders): OutgoingHttpHeaders {
-  const named = connectionNamed(headers);
-  const out = Object.create(null) as OutgoingHttpHeaders;
-  for (const [name, value] of Object.entries(headers)) if (value !== undefined && !stopsHere(name, named)) out[name] = value;
+/**
+ * The end-to-end headers of a message in raw form (`[name, value, …]`: names as sent, repeats and
+ * order kept, any name safe), less those named in `drop`.
+ */
+export function endToEndHeaders(raw: string[], drop: readonly string[] = []): string[] {
+  const named = connectionNamed(raw);
+  const out: string[] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i].toLowerCase();
+    if (!stopsHere(name, named) && !drop.includes(name)) out.push(raw[i], raw[i + 1]);
+  }
   return out;
 }
 
 /** Remove what stops at the proxy from a request in place, `rawHeaders` included (the credential goes no further). */
 function stripForDaemon(req: IncomingMessage): void {
-  const named = connectionNamed(req.headers);
+  const named = connectionNamed(req.rawHeaders);
   for (const name of Object.keys(req.headers)) if (stopsHere(name, named)) delete req.headers[name];
-  const raw: string[] = [];
-  for (let i = 0; i + 1 < req.rawHeaders.length; i += 2) {
-    if (!stopsHere(req.rawHeaders[i].toLowerCase(), named)) raw.push(req.rawHeaders[i], req.rawHeaders[i + 1]);
-  }
-  req.rawHeaders.splice(0, req.rawHeaders.length, ...raw);
+  req.rawHeaders.splice(0, req.rawHeaders.length, ...endToEndHeaders(req.rawHeaders));
 }
 
 /** True for an absolute URL naming the daemon itself: its port on `localhost` or a loopback or unspecified literal. */
@@ -54,11 +59,10 @@ function toDaemon(ctx: ProxyContext, who: Admitted, req: IncomingMessage, res: S
 /** Forward the exchange to the checked address, streaming both bodies. */
 function forward(ctx: ProxyContext, req: IncomingMessage, res: ServerResponse, t: AbsoluteTarget, address: string): void {
   const to = ctx.dial(address, t.port);
-  const headers = endToEndHeaders(req.headers);
-  headers.host = t.authority;
+  const headers = ['Host', t.authority, ...endToEndHeaders(req.rawHeaders, ['host'])];
   const up = request({ host: to.host, port: to.port, method: req.method, path: t.path, headers, agent: ctx.agent });
   up.on('response', (ur) => {
-    res.writeHead(ur.statusCode ?? 502, ur.statusMessage, endToEndHeaders(ur.headers));
+    res.writeHead(ur.statusCode ?? 502, ur.statusMessage, endToEndHeaders(ur.rawHeaders));
     ur.on('error', () => res.destroy());
     ur.pipe(res);
   });

@@ -54,8 +54,14 @@ export async function startEgressProxy(opts: EgressProxyOptions): Promise<Egress
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+    server.listen(0, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
+  // Once listening, a server error is an accept that failed (EMFILE): that client sees a reset and
+  // the proxy keeps listening; an unheard 'error' would end the daemon it lives in.
+  server.on('error', () => undefined);
   port = (server.address() as AddressInfo).port;
   return {
     port,

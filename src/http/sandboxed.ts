@@ -26,8 +26,17 @@ export function sandboxedAgent(req: IncomingMessage): string | undefined {
   return marks.get(req);
 }
 
+/**
+ * A path as the router matches it: Express routes ignore letter case and one trailing slash, so
+ * `/AGENTS/` reaches the `/agents` handlers; the checks here compare this form, never the raw one.
+ */
+function routeForm(path: string): string {
+  return path.replace(/(.)\/+$/, '$1').toLowerCase();
+}
+
 /** Paths whose every use from inside changes agents or the daemon, or reads other agents (the inspector, traces). */
-function adminRoute(method: string, path: string, resource: string): boolean {
+function adminRoute(method: string, rawPath: string, resource: string): boolean {
+  const path = routeForm(rawPath);
   if (method === 'POST' && (path === resource || path === `${resource}/`)) return true;
   if (method === 'DELETE' && path.startsWith(`${resource}/`) && path.split('/').length === 3) return true;
   if (path === '/shutdown') return true;
@@ -50,7 +59,8 @@ function namedAgents(url: string, resource: string): string[] {
   const path = q < 0 ? url : url.slice(0, q);
   const parts = path.split('/');
   const out: string[] = [];
-  if ((`/${parts[1]}` === resource || parts[1] === 'sessions') && parts.length > 2) {
+  const first = `/${parts[1] ?? ''}`.toLowerCase();
+  if ((first === resource || first === '/sessions') && parts.length > 2) {
     const id = segment(parts[2]);
     if (id !== undefined && id !== '') out.push(id);
   }

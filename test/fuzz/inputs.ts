@@ -62,7 +62,7 @@ const TOPICS = [
 ];
 
 /** Pick one element. */
-const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
+export const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)];
 
 /** A shell word single-quoted for bash: `/exec` only ever runs echo or printf. */
 const shellQuote = (s: string) => `'${s.replace(/\0/g, '').replace(/'/g, `'\\''`)}'`;

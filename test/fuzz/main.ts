@@ -29,7 +29,8 @@ for (let done = 0, slice = 0; done < count; done += SLICE, slice++) {
   retried += r.retried;
   findings.push(...r.findings);
   for (const [k, v] of Object.entries(r.statuses)) statuses[k] = (statuses[k] ?? 0) + v;
-  process.stdout.write(`slice ${slice} (seed ${seed + slice}): ${r.sent}/${n} sent, ${r.findings.length} findings\n`);
+  const inside = r.inside.skipped ? `confined agent skipped: ${r.inside.skipped}` : `${r.inside.sent} from a confined agent`;
+  process.stdout.write(`slice ${slice} (seed ${seed + slice}): ${r.sent}/${n} sent, ${inside}, ${r.findings.length} findings\n`);
 }
 process.stdout.write(`fuzz: seed ${seed}, ${sent} inputs in ${Math.round((Date.now() - started) / 1000)} s, ${findings.length} findings, ${retried} re-sent after a dropped connection\n${JSON.stringify(statuses)}\n`);
 for (const f of findings.slice(0, 50)) process.stdout.write(`- ${f}\n`);

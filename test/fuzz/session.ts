@@ -3,6 +3,7 @@ import { closeSync, openSync, readFileSync, rmSync, truncateSync } from 'node:fs
 import { join } from 'node:path';
 import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
 import { inputs, secretAtoms } from './inputs.js';
+import { fuzzFromInside, INSIDE_REQUESTS, type InsideReport } from './inside.js';
 import { fuzz, type FuzzReport } from './run.js';
 
 /** The agents the generated inputs act as (registered first; one more is auto-registered by /mcp). */
@@ -10,9 +11,10 @@ export const FUZZ_AGENTS = ['fz', 'fz2', 'constructor'];
 
 /**
  * One fuzz session against the built daemon (a temp data directory): register the agents, send
- * `count` inputs generated from `seed`, judge every answer. The daemon's stderr must show no stack trace.
+ * `count` inputs generated from `seed`, judge every answer; then a confined agent calls the daemon's
+ * port with other agents' ids (inside.ts). The daemon's stderr must show no stack trace.
  */
-export async function fuzzSession(seed: number, count: number, onDaemon?: (d: RunningDaemon) => void): Promise<FuzzReport> {
+export async function fuzzSession(seed: number, count: number, onDaemon?: (d: RunningDaemon) => void): Promise<FuzzReport & { inside: InsideReport }> {
   const d = await startDaemon();
   onDaemon?.(d);
   try {
@@ -23,6 +25,9 @@ export async function fuzzSession(seed: number, count: number, onDaemon?: (d: Ru
     }
     const alive = async () => d.proc.exitCode === null && (await fetch(`${d.base}/health`).then((r) => r.status === 200, () => false));
     const report = await fuzz(d.base, inputs(seed, count, d.port, FUZZ_AGENTS), { alive });
+    const inside = await fuzzFromInside(d, seed, INSIDE_REQUESTS, FUZZ_AGENTS);
+    report.findings.push(...inside.findings);
+    if (!(await alive())) report.findings.push('the daemon is not answering /health after the confined agent ran');
     if (/^\s+at /m.test(d.stderr())) report.findings.push(`stack trace on stderr:\n${d.stderr().slice(0, 2000)}`);
     // behaviour.md §13.4: whatever was typed, the inspector and the request log hold no secret.
     const state = await fetch(`${d.base}/inspect/state`).then((r) => r.text(), () => '');
@@ -32,7 +37,7 @@ export async function fuzzSession(seed: number, count: number, onDaemon?: (d: Ru
     for (const [where, text] of [['/inspect/state', state], ['requests.log', log]]) {
       for (const part of secretParts) if (text.includes(part)) report.findings.push(`${where} holds a secret ending ${part}`);
     }
-    return report;
+    return { ...report, inside };
   } finally {
     await d.kill();
     rmSync(d.dataDir, { recursive: true, force: true });

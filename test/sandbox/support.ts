@@ -1,19 +1,7 @@
 import { expect } from '@jest/globals';
 import type { LoomClient } from '../../src/client/index.js';
-import { landlockAbi, missingSandboxPart } from '../../src/effects/sandbox.js';
 
-/** The kernel's Landlock ABI through the native helper, as the daemon finds it (0: no Landlock, or a part is missing). */
-export function kernelLandlockAbi(): number {
-  return landlockAbi({});
-}
-
-/** Why the sandbox suites skip here, or null when they run. */
-export function skipReason(): string | null {
-  if (process.platform !== 'linux') return 'not Linux: Landlock is a Linux mechanism';
-  const missing = missingSandboxPart();
-  if (missing) return `Loom's native part ${missing.part} is missing (${missing.reason})`;
-  return kernelLandlockAbi() > 0 ? null : 'this kernel offers no Landlock, so there is nothing to confine with';
-}
+export { guaranteesSkipReason, kernelLandlockAbi, skipReason } from '../helpers/landlock.js';
 
 /** One command's outcome: ok, code and the body without the `re:` line. */
 export interface Ran {
