@@ -9,7 +9,26 @@ const shared = {
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
   transform: { '^.+\\.ts$': ['ts-jest', { useESM: true }] },
   testTimeout: 30000,
+  // Inside the repository's ignored node_modules, not jest's default /tmp/jest_*: a run leaves nothing in /tmp.
+  cacheDirectory: '<rootDir>/node_modules/.cache/jest',
 };
+
+const projects = [
+  {
+    ...shared,
+    displayName: 'unit',
+    testMatch: ['<rootDir>/test/**/*.test.ts'],
+    testPathIgnorePatterns: ['/node_modules/', '\\.(int|e2e)\\.test\\.ts$'],
+  },
+  { ...shared, displayName: 'integration', testMatch: ['<rootDir>/test/**/*.int.test.ts'] },
+  { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e.test.ts'] },
+];
+
+// The tier scripts (npm run test:unit …) choose their project through LOOM_TEST_TIER rather than
+// jest's --selectProjects, which takes every following word as a project name and so swallowed a
+// path given after `--` (`npm run test:unit -- test/sfmd`).
+const tier = process.env.LOOM_TEST_TIER;
+if (tier && !projects.some((p) => p.displayName === tier)) throw new Error(`LOOM_TEST_TIER=${tier}: expected unit, integration or e2e`);
 
 /** @type {import('jest').Config} */
 export default {
@@ -18,14 +37,7 @@ export default {
   globalSetup: '<rootDir>/test/setup/globalSetup.js',
   globalTeardown: '<rootDir>/test/setup/globalTeardown.js',
   testTimeout: 30000,
-  projects: [
-    {
-      ...shared,
-      displayName: 'unit',
-      testMatch: ['<rootDir>/test/**/*.test.ts'],
-      testPathIgnorePatterns: ['/node_modules/', '\\.(int|e2e)\\.test\\.ts$'],
-    },
-    { ...shared, displayName: 'integration', testMatch: ['<rootDir>/test/**/*.int.test.ts'] },
-    { ...shared, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e.test.ts'] },
-  ],
+  // Every skipped test is printed with its title, which says why (docs/testing.md "Skips say why").
+  reporters: ['default', '<rootDir>/test/setup/skipReporter.js'],
+  projects: tier ? projects.filter((p) => p.displayName === tier) : projects,
 };

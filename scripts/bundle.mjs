@@ -35,7 +35,7 @@
 // `import('./full.js')` for every other command. Its few shared modules
 // (common.ts, the client) are bundled twice, once here and once in full.js; both copies hold no state.
 import { build } from 'esbuild';
-import { readdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -144,6 +144,32 @@ const common = {
   logLevel: 'warning',
 };
 
+/**
+ * node-pty's JavaScript, bundled into dist/node-pty.cjs (behaviour.md §17). node-pty is an optional
+ * dependency that npm removes where its binding cannot be compiled, and with it the code that drives
+ * Loom's prebuilt binding; the bundled copy stays. Its own loader looks for the binding in
+ * `../build/Release` and then `../prebuilds/<platform>-<arch>/pty.node` beside the file that
+ * requires it: from dist/, those are the package's prebuilt parts (effects/nativeParts.ts loads it;
+ * test/package/prebuilds.e2e.test.ts checks which binding it took). Skipped, with a line, where the
+ * checkout has no node-pty (its install failed): that checkout's shells run on pipes.
+ */
+async function buildNodePty() {
+  const ptyDir = join(root, 'node_modules', 'node-pty');
+  const outfile = join(root, 'dist', 'node-pty.cjs');
+  rmSync(outfile, { force: true });
+  if (!existsSync(join(ptyDir, 'lib', 'index.js'))) {
+    console.warn('bundle: node_modules/node-pty is missing (its install failed); dist/node-pty.cjs not made, bash topics will run on pipes');
+    return;
+  }
+  const { version, license } = JSON.parse(readFileSync(join(ptyDir, 'package.json'), 'utf8'));
+  await build({
+    entryPoints: [join(ptyDir, 'lib', 'index.js')], outfile, bundle: true, format: 'cjs', platform: 'node', target: 'node20',
+    minifyWhitespace: true, logLevel: 'warning', logOverride: { 'unsupported-require-call': 'silent' },
+    banner: { js: `/* node-pty ${version} (${license} licence, Copyright (c) 2012-2015 Christopher Jeffrey, 2016 Daniel Imms, 2018 Microsoft Corporation), bundled by Loom's scripts/bundle.mjs */` },
+  });
+}
+
+await buildNodePty();
 await buildLazyPackages();
 await build({ ...common, entryPoints: [join(out, 'full.js'), join(out, 'daemonEntry.js')], splitting: true, chunkNames: `${CHUNK_PREFIX}[name]-[hash]`, plugins: [httpAsCommonJs, lazyPackages] });
 await build({ ...common, entryPoints: [join(out, 'main.js')], plugins: [builtinsAsCommonJs, fullStaysOutside] });

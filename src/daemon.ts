@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { nativeReport } from './effects/nativeReport.js';
 import { sandboxSupport, scrubDaemonEnvironment } from './effects/sandbox.js';
 import { join } from 'node:path';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
@@ -69,7 +70,7 @@ export async function compose(config: DaemonConfig, opts: { clock?: Clock; memor
   let egress: EgressProxy | null = null;
   const info: DaemonInfo = {
     version: VERSION, role: config.role, label: config.label, wire: config.wire, startedAt: clock.now(), port: () => port, dataDir: config.dataDir, sandbox: config.sandbox, sandboxSupport,
-    denials, egress: () => (egress ? { port: egress.port, url: (id: string) => (egress as EgressProxy).proxyUrl(id) } : null),
+    nativeParts: nativeReport, denials, egress: () => (egress ? { port: egress.port, url: (id: string) => (egress as EgressProxy).proxyUrl(id) } : null),
   };
   const agents = opts.memory ? LowAgentStore.memory() : await LowAgentStore.open(config.dataDir, wire.registryFile, wire.listField, stateFolders);
   const registry = buildRegistry(wire);

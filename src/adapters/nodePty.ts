@@ -1,5 +1,5 @@
 import { writeSync } from 'node:fs';
-import type { IPty } from 'node-pty';
+import type { PtyProcess as IPty } from './ptyTypes.js';
 
 /*
  * The one place that reads node-pty's internals (its master descriptor and its write queue), for the

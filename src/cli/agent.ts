@@ -8,6 +8,7 @@ import { parseNetworkFlag, type NetworkPolicy } from '../domain/networkPolicy.js
 import { columns, plural } from '../domain/text.js';
 import { nounTitle, WIRES } from '../domain/wire.js';
 import { CliFailure, UsageError, agentFailure, client, cliWire, dataDir, savedDefaults, examples, globals, guard, httpFailure, print, type GlobalOpts } from './common.js';
+import { isSandboxMode, SANDBOX_MODES } from '../domain/sandbox.js';
 
 interface AddOpts {
   home?: string;
@@ -33,6 +34,8 @@ function networkOption(text: string | undefined): { network?: NetworkPolicy } {
 }
 
 async function add(opts: GlobalOpts, id: string, o: AddOpts): Promise<void> {
+  // A usage error (exit 2) before the daemon is asked, worded as `loom daemon --sandbox` words it.
+  if (o.sandbox !== undefined && !isSandboxMode(o.sandbox)) throw new UsageError(`loom: invalid --sandbox "${o.sandbox}" (use ${SANDBOX_MODES.join(' or ')})`);
   const network = networkOption(o.network);
   const c = client(opts, false);
   const r = await c.register(id, { ...(o.home ? { home: o.home } : {}), ...(o.allow ? { allowed_paths: o.allow } : {}), ...(o.webhook ? { webhook: true } : {}), ...(o.sandbox ? { sandbox: o.sandbox } : {}), ...network });

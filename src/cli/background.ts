@@ -3,7 +3,9 @@ import { closeSync, fstatSync, mkdirSync, openSync, readFileSync, readSync, rmSy
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { WIRES } from '../domain/wire.js';
+import { NotLoom } from '../client/index.js';
 import { CliFailure, client, cliPort, cliWire, dataDir, examples, globals, guard, print, type CliParts, type GlobalOpts } from './common.js';
+import { daemonOptionArgs, daemonOptions } from './daemon.js';
 
 /*
  * The pid and log files of `loom start`; a daemon of the user wire has its own (behaviour.md §11:
@@ -50,15 +52,18 @@ function ourPid(opts: GlobalOpts): number | null {
   return pid !== undefined && alive(pid) && isLoomDaemon(pid) ? pid : null;
 }
 
-/** The daemon's version when it answers on the port, else null. */
+/** The daemon's version when it answers on the port, else null; NotLoom when something else holds the port. */
 async function answering(opts: GlobalOpts): Promise<string | null> {
+  let r;
   try {
-    const r = await client(opts, false).describe();
-    return r.status === 200 ? String(r.body.version) : null;
-  } catch {
+    r = await client(opts, false).describe();
+  } catch (err) {
+    if (err instanceof NotLoom) throw err;
     // Not reachable: not running (on this port).
     return null;
   }
+  if (r.status === 200 && r.body.name === 'loom') return String(r.body.version);
+  throw new NotLoom(`http://127.0.0.1:${cliPort(opts)}`, `GET /describe answered HTTP ${r.status} without Loom's name`);
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -108,11 +113,19 @@ export function startFailure(log: string, from: number): string | null {
   return last ? last.replace(/^loom: /, '').slice(0, 300) : null;
 }
 
-/** `loom start`: run the daemon in the background; idempotent; waits until it answers (10 s). */
-export async function start(opts: GlobalOpts): Promise<number> {
+/**
+ * `loom start`: run the daemon in the background; idempotent; waits until it answers (10 s).
+ * `daemonArgs`: the daemon's own options given to `loom start` (cli/daemon.ts `daemonOptions`).
+ */
+export async function start(opts: GlobalOpts, daemonArgs: string[] = []): Promise<number> {
   const port = cliPort(opts);
   const url = `http://127.0.0.1:${port}`;
-  if ((await answering(opts)) !== null) {
+  // Something else on the port: the daemon's own start-up says so ("port … is in use"), with its log.
+  const already = await answering(opts).catch((err: unknown) => {
+    if (err instanceof NotLoom) return null;
+    throw err;
+  });
+  if (already !== null) {
     print(opts, { running: true, started: false, pid: ourPid(opts), port }, `loom is already running on ${url}`);
     return 0;
   }
@@ -121,13 +134,13 @@ export async function start(opts: GlobalOpts): Promise<number> {
   const logStart = fstatSync(log).size;
   const main = fileURLToPath(new URL('./main.js', import.meta.url));
   const wire = cliWire(opts);
-  const child = spawn(process.execPath, [main, 'daemon', '--port', String(port), ...(wire ? ['--wire', wire] : [])], { detached: true, stdio: ['ignore', log, log], env: process.env });
+  const child = spawn(process.execPath, [main, 'daemon', '--port', String(port), ...(wire ? ['--wire', wire] : []), ...daemonArgs], { detached: true, stdio: ['ignore', log, log], env: process.env });
   closeSync(log);
   child.unref();
   writeFileSync(pidFile(opts), `${child.pid}\n`, { mode: 0o600 });
   progress(opts, `Starting loom on ${url} (pid ${child.pid}, log ${logFile(opts)}); waiting for it to answer…`);
   const exited = () => child.exitCode !== null || !alive(child.pid as number);
-  const up = await waitFor(opts, 'waiting for the daemon to answer', 10_000, async () => (await answering(opts)) !== null || exited());
+  const up = await waitFor(opts, 'waiting for the daemon to answer', 10_000, async () => (await answering(opts).catch(() => null)) !== null || exited());
   if (!up || exited()) {
     rmSync(pidFile(opts), { force: true });
     const reason = up ? startFailure(logFile(opts), logStart) : null;
@@ -142,7 +155,11 @@ export async function stop(opts: GlobalOpts): Promise<number> {
   const port = cliPort(opts);
   // Decided once: while shutting down, /proc/<pid>/cmdline empties, so it cannot be re-checked.
   const pid = ourPid(opts);
-  const up = (await answering(opts)) !== null;
+  // Something that is not Loom on the port is not ours to stop.
+  const up = (await answering(opts).catch((err: unknown) => {
+    if (err instanceof NotLoom) return null;
+    throw err;
+  })) !== null;
   if (!up && pid === null) {
     rmSync(pidFile(opts), { force: true });
     print(opts, { stopped: false, running: false, port }, `loom is not running on port ${port}`);
@@ -151,7 +168,7 @@ export async function stop(opts: GlobalOpts): Promise<number> {
   progress(opts, `Stopping loom on http://127.0.0.1:${port}${pid !== null ? ` (pid ${pid})` : ''}; waiting for it to exit…`);
   if (up) await client(opts, false).shutdown();
   else process.kill(pid as number, 'SIGTERM');
-  const gone = await waitFor(opts, 'waiting for the daemon to exit', 5000, async () => (await answering(opts)) === null && (pid === null || !alive(pid)));
+  const gone = await waitFor(opts, 'waiting for the daemon to exit', 5000, async () => (await answering(opts).catch(() => null)) === null && (pid === null || !alive(pid)));
   if (!gone) throw new CliFailure({ error: 'daemon did not stop within 5 s', code: 'STOP_FAILED', message: pid !== null ? `kill it with: kill ${pid}` : `see ${logFile(opts)}` });
   rmSync(pidFile(opts), { force: true });
   print(opts, { stopped: true, running: false, port }, 'loom stopped');
@@ -161,7 +178,14 @@ export async function stop(opts: GlobalOpts): Promise<number> {
 /** `loom status`: `{running, pid, port, version}`; exit 0 when the daemon answers, 3 when not. */
 export async function status(opts: GlobalOpts): Promise<number> {
   const port = cliPort(opts);
-  const version = await answering(opts);
+  let version: string | null;
+  try {
+    version = await answering(opts);
+  } catch (err) {
+    if (!(err instanceof NotLoom)) throw err;
+    print(opts, { running: false, pid: null, port, version: null, not_loom: err.what }, `loom is not running on port ${port}: the port is held by something that is not Loom (${err.what})`);
+    return 3;
+  }
   const pid = ourPid(opts);
   if (version === null) {
     print(opts, { running: false, pid: null, port, version: null }, `loom is not running on port ${port}`);
@@ -177,9 +201,15 @@ export async function status(opts: GlobalOpts): Promise<number> {
 /** `loom start`, `loom stop`, `loom status` (behaviour.md §2.13). */
 export function backgroundCli({ program }: CliParts): void {
   const g = () => globals(program);
-  examples(program.command('start').description('Start the daemon in the background (idempotent); waits until it answers'), [
-    'loom start', 'loom --port 4000 start', 'loom --wire user start',
-  ]).action(() => guard(g(), () => start(g())));
+  const startCmd = program.command('start').description('Start the daemon in the background (idempotent); waits until it answers; takes every option of loom daemon');
+  for (const o of daemonOptions()) startCmd.addOption(o);
+  examples(startCmd, [
+    'loom start', 'loom --port 4000 start', 'loom start --wire user', 'loom start --sandbox workspace',
+  ]).action((o: Record<string, unknown>) => {
+    // The wire also names the pid and log files, so it joins the global options; the rest go to the daemon.
+    const opts = { ...g(), wire: typeof o.wire === 'string' ? o.wire : g().wire };
+    return guard(opts, () => start(opts, daemonOptionArgs({ ...o, wire: undefined })));
+  });
   examples(program.command('stop').description('Stop the daemon; waits until it has exited'), ['loom stop']).action(() => guard(g(), () => stop(g())));
   examples(program.command('status').description('Tell whether the daemon answers (exit 0 when it does, 3 when not)'), [
     'loom status', 'loom status --json   # {"running", "pid", "port", "version"}',

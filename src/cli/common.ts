@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { DaemonUnreachable, LoomClient } from '../client/index.js';
+import { DaemonUnreachable, LoomClient, NotLoom } from '../client/index.js';
 import { isAgentId } from '../domain/ids.js';
 import { AGENT_WIRE, WIRES, isWireName, type WireDescription, type WireName } from '../domain/wire.js';
 
@@ -158,6 +158,10 @@ export async function guard(opts: GlobalOpts, fn: () => Promise<number | void>):
       if (json) printFailure({ json }, { error: err.message.replace(/^loom: /, ''), code: 'USAGE' });
       else process.stderr.write(`${err.message}\n`);
       process.exitCode = 2;
+    } else if (err instanceof NotLoom) {
+      const port = new URL(err.baseUrl).port;
+      printFailure({ json }, { error: `port ${port} is held by something that is not Loom (${err.what})`, code: 'NOT_LOOM', message: `start Loom on another port (loom --port <n> start), or stop what listens on ${port}` });
+      process.exitCode = 3;
     } else if (err instanceof DaemonUnreachable) {
       printFailure({ json }, { error: `daemon not reachable (${err.message})`, code: 'DAEMON_UNREACHABLE', message: 'start it with: loom start' });
       process.exitCode = 3;

@@ -79,7 +79,7 @@ function printRefusal(opts: GlobalOpts, e: { error: string; message: string }): 
  * `o.requestId` is sent as the command's request id; `o.onAnswer` runs once the answer is in,
  * before anything is printed (`loom install` ends its progress display there).
  */
-export async function execOnce(opts: GlobalOpts, topic: string, cmd: string, o: { requestId?: string; onAnswer?: () => void } = {}): Promise<number> {
+export async function execOnce(opts: GlobalOpts, topic: string, cmd: string, o: { requestId?: string; onAnswer?: () => void; recovery?: (code: string | null) => Promise<string | null> } = {}): Promise<number> {
   const c = client(opts);
   const out = await c.exec(topic, cmd, o.requestId);
   o.onAnswer?.();
@@ -87,7 +87,12 @@ export async function execOnce(opts: GlobalOpts, topic: string, cmd: string, o: 
   if (out.status !== 200 && isRefusal(out.error)) return printRefusal(opts, out.error);
   if (out.status !== 200) throw httpFailure(out.status, out.error);
   if (out.incomplete || !out.head) throw new CliFailure({ error: "the daemon's answer was cut off", code: 'STREAM_INCOMPLETE' });
-  const body = out.body ?? '';
+  let body = out.body ?? '';
+  if (!out.head.ok && o.recovery) {
+    // A way forward only the CLI knows (the shell's folder, say), after the daemon's own lines.
+    const line = await o.recovery(out.head.code ?? null);
+    if (line !== null) body = `${body}\nRecovery: ${line}`;
+  }
   if (out.head.ok) {
     print(opts, { head: out.head, content: out.content, done: out.done }, body);
     return 0;

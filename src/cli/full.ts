@@ -1,23 +1,11 @@
 import { CommanderError, type Command } from 'commander';
+import { closestWord } from '../domain/suggest.js';
 import { guard, UsageError } from './common.js';
 import { printCompletions } from './completion.js';
 import { execForm } from './exec.js';
 import { buildProgram } from './program.js';
 import { isExecForm, leading } from './argv.js';
 import { printVersion } from './version.js';
-
-/** Edit distance of two short words, a swap of neighbours counting once (for "did you mean"). */
-function distance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) d[0][j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-    }
-  }
-  return d[a.length][b.length];
-}
 
 /** Subcommand names of the program (with `help`). */
 const subcommands = (program: Command): string[] => [...program.commands.map((c) => c.name()), 'help'];
@@ -27,7 +15,7 @@ const subcommands = (program: Command): string[] => [...program.commands.map((c)
  * §2.13), naming the subcommand when the word looks like a mistyped one (`loom stauts`).
  */
 function missingCommand(program: Command, word: string, rest: string[]): never {
-  const near = subcommands(program).map((s) => ({ s, d: distance(s, word) })).filter((x) => x.d <= 2).sort((x, y) => x.d - y.d)[0]?.s;
+  const near = closestWord(word, subcommands(program));
   if (near) throw new UsageError(`loom: '${word}' is not a loom command; did you mean: loom ${near}?  (a slash command for topic '${word}': loom ${word} /help)`);
   if (rest.length === 0) throw new UsageError(`loom: no command for topic '${word}'; e.g.  loom ${word} /help   (loom --help lists the CLI commands)`);
   if (rest[0].startsWith('-')) throw new UsageError(`loom: options go before the topic, e.g.  loom ${rest[0]} ${word} /help`);

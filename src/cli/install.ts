@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { dirname, sep } from 'node:path';
 import type { InstallJson, LoomClient } from '../client/index.js';
 import { agentFailure, cliAgent, client, cliWire, examples, globals, guard, httpFailure, print, type CliParts, type GlobalOpts } from './common.js';
 import { execOnce, joinWords, untilde } from './exec.js';
@@ -122,17 +123,34 @@ interface InstallOptions {
 /** `loom install`: /install with a progress display on stderr (none with --json); exit 1 on failure (INSTALL_FAILED …). */
 async function install(opts: GlobalOpts, source: string, o: InstallOptions): Promise<number> {
   // A path of the shell's current folder is sent as it is there; otherwise `~` is the agent home.
-  const word = shellLocalPath(source) ?? (await untilde(opts, [source]))[0];
+  const local = shellLocalPath(source);
+  const word = local ?? (await untilde(opts, [source]))[0];
   const requestId = `cli_${randomBytes(8).toString('hex')}`;
   const c = client(opts);
   const progress = opts.json ? null : watchProgress(c, requestId, { tty: process.stderr.isTTY === true, write: (t) => process.stderr.write(t) });
   await progress?.ready;
   try {
-    return await execOnce(opts, packageTopic(opts), installCommandText(word, o), { requestId, onAnswer: () => progress?.stop() });
+    const recovery = local === null ? undefined : (code: string | null) => (code === 'FORBIDDEN' ? allowRecovery(opts, local) : Promise.resolve(null));
+    return await execOnce(opts, packageTopic(opts), installCommandText(word, o), { requestId, onAnswer: () => progress?.stop(), recovery });
   } finally {
     progress?.stop();
   }
 }
+
+/**
+ * The way forward when a path of the shell's folder lies outside the agent's workspace: register the
+ * agent again with that folder added to the paths it already has (`--allow` replaces the list).
+ */
+async function allowRecovery(opts: GlobalOpts, local: string): Promise<string> {
+  const id = cliAgent(opts);
+  const folder = isInside(local, process.cwd()) ? process.cwd() : dirname(local);
+  const r = await client(opts, false).identities().catch(() => ({ status: 0, list: [] }));
+  const had = r.list.find((a) => a.id === id)?.allowedPaths ?? [];
+  const paths = [...had.filter((p) => p !== folder), folder].map((p) => `"${p.replace(/(["\\$`])/g, '\\$1')}"`);
+  return `loom agent add ${id} --allow ${paths.join(' ')}`;
+}
+
+const isInside = (p: string, dir: string) => p === dir || p.startsWith(dir.endsWith(sep) ? dir : dir + sep);
 
 /** `loom packages --json`: the registry records from GET /packages. */
 async function packagesJson(opts: GlobalOpts): Promise<number> {

@@ -132,8 +132,37 @@ export async function runMcp(opts: GlobalOpts, channel: boolean): Promise<number
     };
   }
   await server.connect(transport);
+  const answered = trackRequests(transport);
   await closed;
+  // Calls still running when the host closed stdin (a piped script ends right after its last
+  // request) are answered before the bridge exits.
+  await answered();
   stop.abort();
   await server.close();
   return 0;
+}
+
+/**
+ * Count the requests the transport delivers and the answers it sends, through its public
+ * `onmessage` and `send`; the returned function resolves once every request received has its answer.
+ */
+function trackRequests(transport: StdioServerTransport): () => Promise<void> {
+  const open = new Set<string | number>();
+  let wake: (() => void) | null = null;
+  const deliver = transport.onmessage;
+  transport.onmessage = (msg) => {
+    if ('method' in msg && 'id' in msg) open.add(msg.id);
+    deliver?.(msg);
+  };
+  const send = transport.send.bind(transport);
+  transport.send = async (msg) => {
+    await send(msg);
+    if (!('method' in msg) && 'id' in msg && msg.id !== undefined) {
+      open.delete(msg.id);
+      if (open.size === 0) wake?.();
+    }
+  };
+  return async () => {
+    while (open.size > 0) await new Promise<void>((resolve) => { wake = resolve; });
+  };
 }

@@ -11,6 +11,8 @@ export interface HttpInit {
 /** An HTTP answer: its status, and its body read once, as text or as chunks, or dropped. */
 export interface HttpAnswer {
   status: number;
+  /** The Content-Type header ('' when absent). */
+  contentType: string;
   text(): Promise<string>;
   json(): Promise<unknown>;
   chunks(): AsyncIterable<Buffer>;
@@ -27,6 +29,7 @@ function answer(res: IncomingMessage, signal?: AbortSignal): HttpAnswer {
   };
   return {
     status: res.statusCode ?? 0,
+    contentType: res.headers['content-type'] ?? '',
     text,
     json: async () => JSON.parse(await text()) as unknown,
     chunks: async function* () {

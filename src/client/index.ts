@@ -53,6 +53,23 @@ export interface TraceListing extends TraceStarted {
 /** Thrown when the daemon cannot be reached (CLI exit 3). */
 export class DaemonUnreachable extends Error {}
 
+/**
+ * Thrown when something answers on the daemon's address that is not Loom (an answer Loom never
+ * gives: a body that is not JSON where Loom answers JSON, /exec without its event stream). A kind of
+ * unreachable: no Loom daemon answers there (CLI exit 3, `loom status` says not running).
+ */
+export class NotLoom extends DaemonUnreachable {
+  constructor(readonly baseUrl: string, readonly what: string) {
+    super(`${baseUrl} answers, but not as Loom (${what})`);
+  }
+}
+
+/** A short, printable sample of a foreign answer. */
+function sample(text: string): string {
+  const one = text.replace(/\s+/g, ' ').trim();
+  return one.length > 40 ? `${one.slice(0, 40)}…` : one;
+}
+
 /** Thrown by `eventStream` and `installStream` when the daemon answers with an error status (spec §4.5: 400, 401; 429). */
 export class EventStreamRefused extends Error {
   constructor(readonly status: number, readonly error: string) {
@@ -148,7 +165,12 @@ export class LoomClient {
   private async json<T>(method: string, build: Build | string, body?: unknown): Promise<{ status: number; body: T }> {
     const res = await this.request(method, typeof build === 'string' ? () => ({ path: build, body }) : build);
     const text = await res.text();
-    return { status: res.status, body: (text ? JSON.parse(text) : {}) as T };
+    if (!text) return { status: res.status, body: {} as T };
+    try {
+      return { status: res.status, body: JSON.parse(text) as T };
+    } catch {
+      throw new NotLoom(this.baseUrl, `HTTP ${res.status}, ${res.contentType || 'no content type'}: ${sample(text)}`);
+    }
   }
 
   health() { return this.json<{ ok: boolean; agents: number; users?: number; sessions: number }>('GET', '/health'); }
@@ -193,7 +215,15 @@ export class LoomClient {
   /** POST /exec and read the SSE answer (spec §4.7). */
   async exec(topic: string, cmd: string, requestId?: string): Promise<ExecOutcome> {
     const res = await this.request('POST', () => ({ path: '/exec', body: { cmd, topic, ...(requestId ? { request_id: requestId } : {}) } }), { Accept: 'text/event-stream' });
-    if (res.status !== 200) return refusedOutcome(res.status, await res.text());
+    if (res.status !== 200) {
+      const text = await res.text();
+      if (!/^\s*\{/.test(text)) throw new NotLoom(this.baseUrl, `HTTP ${res.status} to POST /exec: ${sample(text)}`);
+      return refusedOutcome(res.status, text);
+    }
+    if (!res.contentType.startsWith('text/event-stream')) {
+      const text = await res.text();
+      throw new NotLoom(this.baseUrl, `POST /exec answered ${res.contentType || 'no content type'}: ${sample(text)}`);
+    }
     const parser = new SseParser();
     const events: SseEvent[] = [];
     const decoder = new TextDecoder();

@@ -1,6 +1,7 @@
 import { ACTION_ID_RE } from '../domain/ids.js';
 import { fail, type CommandResult } from '../domain/result.js';
 import type { Command, CommandContext, CommandFallback } from './types.js';
+import { closestWord } from '../domain/suggest.js';
 
 /**
  * behaviour.md §2.1 item 4: every built-in word is reserved, implemented or not yet, so an action
@@ -81,7 +82,9 @@ export class CommandRegistry {
       return fail('INVALID_TARGET', HUB_ONLY_MESSAGE);
     }
     const shown = ctx.sub === null ? ctx.word : `${ctx.word}.${ctx.sub}`;
-    return fail('COMMAND_UNSUPPORTED', `Unknown command: /${shown}`, { recovery: '/help lists the commands' });
+    // A near miss of a known command names it, as the CLI does for its own words (`loom stauts`).
+    const near = ctx.sub === null ? closestWord(ctx.word, this.commands.keys()) : undefined;
+    return fail('COMMAND_UNSUPPORTED', `Unknown command: /${shown}`, { recovery: near ? `did you mean /${near}? /help lists the commands` : '/help lists the commands' });
   }
 }
 

@@ -35,6 +35,8 @@ export interface DaemonInfo {
   sandbox?: SandboxMode;
   /** What this machine can confine with (behaviour.md §15 `/describe`); absent: nothing. */
   sandboxSupport?: () => SandboxSupport;
+  /** Each native part, loaded from where or missing why (behaviour.md §17 `/describe`); absent: not reported. */
+  nativeParts?: () => Record<string, { loaded: true; source: string } | { loaded: false; reason: string }>;
   /** The egress proxy (behaviour.md §15.2): its port and an agent's proxy address; null before it listens. */
   egress?: () => { port: number; url(agentId: string): string } | null;
   /** What the sandbox refused, per agent and per running command (behaviour.md §15.5). */

@@ -1,9 +1,9 @@
-import { createRequire } from 'node:module';
+import { loadAddon } from './nativeParts.js';
 
 /**
- * The small native helper native/fd.cc (built at install by node-gyp, Linux only): descriptor and
- * process calls Node does not expose. Each function here returns a "could not" value when the helper
- * is not built, so callers keep a fallback.
+ * The small native helper native/fd.cc (prebuilt or built at install, Linux only; effects/nativeParts.ts):
+ * descriptor and process calls Node does not expose. Each function here returns a "could not" value
+ * when the helper is missing, so callers keep a fallback.
  */
 interface FdModule {
   cloexec(fd: number): void;
@@ -14,13 +14,7 @@ interface FdModule {
 let fdModule: Partial<FdModule> | null | undefined;
 
 function load(): Partial<FdModule> | null {
-  if (fdModule === undefined) {
-    try {
-      fdModule = createRequire(import.meta.url)('../../build/Release/loom_fd.node') as Partial<FdModule>;
-    } catch {
-      fdModule = null;
-    }
-  }
+  if (fdModule === undefined) fdModule = process.platform === 'linux' ? loadAddon<Partial<FdModule>>('loom_fd') : null;
   return fdModule;
 }
 
@@ -55,4 +49,9 @@ export function signalIfStarted(pid: number, startTicks: number, signal: number)
     if ((err as { errno?: number }).errno === 38) return null;
     throw err;
   }
+}
+
+/** True when the helper is loaded (asks for it once). */
+export function fdHelperLoaded(): boolean {
+  return load() !== null;
 }

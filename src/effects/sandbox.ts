@@ -1,8 +1,9 @@
-import { existsSync, lstatSync, mkdirSync, chmodSync, realpathSync, rmSync } from 'node:fs';
+import { lstatSync, mkdirSync, chmodSync, realpathSync, rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { basename, dirname, join, sep } from 'node:path';
 import type { NetworkPolicy } from '../domain/networkPolicy.js';
 import { GUARANTEES, neededGuarantees, type ConfinePlan, type Guarantee, type MissingGuarantee, type SandboxSupport } from '../domain/sandbox.js';
+import { findExecutable, nativePartStatus } from './nativeParts.js';
 import { nativeHelper } from './shellSpawn.js';
 
 /**
@@ -15,28 +16,57 @@ import { nativeHelper } from './shellSpawn.js';
 /** The system trees every confined program may read and execute (`/proc`: its own, mounted in its PID namespace). */
 const SYSTEM_READ = ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32', '/etc', '/opt', '/sys'];
 
-/** The exec wrapper of confined shells, built beside the native spawn helper. */
-const WRAPPER = fileURLToPath(new URL('../../build/Release/loom_sandbox', import.meta.url));
 
 /** Loom's own code, readable from inside so the `loom` CLI works in a confined shell (behaviour.md §15.3). */
-const LOOM_CODE = ['bin', 'dist', 'node_modules', 'build', 'package.json'].map((p) => fileURLToPath(new URL(`../../${p}`, import.meta.url)));
+const LOOM_CODE = ['bin', 'dist', 'node_modules', 'build', 'prebuilds', 'package.json'].map((p) => fileURLToPath(new URL(`../../${p}`, import.meta.url)));
 
-/** The native parts the sandbox needs, named in messages when one is missing (behaviour.md §17). */
-const NATIVE_PARTS = 'the native sandbox helpers (loom_spawn.node, loom_sandbox) are not built';
 
 let kernelAbiCache: number | undefined;
 let namespacesCache: string | undefined;
 
+let wrapperCache: string | null | undefined;
+
+/** The exec wrapper of confined shells (native/sandbox.cc), prebuilt or built beside the spawn helper (effects/nativeParts.ts). */
+function wrapper(): string | null {
+  if (wrapperCache === undefined) wrapperCache = process.platform === 'linux' ? findExecutable('loom_sandbox') : null;
+  return wrapperCache;
+}
+
+/**
+ * The native part the sandbox needs and cannot have, with why (behaviour.md §17); null when both
+ * are there. The kernel cannot be asked without them, so this comes before any word about it.
+ */
+export function missingSandboxPart(): { part: string; reason: string } | null {
+  if (process.platform !== 'linux') return { part: 'loom_sandbox', reason: `Landlock is Linux only, this is ${process.platform}` };
+  const lib = nativeHelper();
+  if (!lib) {
+    const s = nativePartStatus('loom_spawn');
+    return { part: 'loom_spawn', reason: s && !s.loaded ? s.reason : 'not loaded' };
+  }
+  if (!lib.landlockAbi) return { part: 'loom_spawn', reason: 'the loaded helper predates the sandbox; rebuild it' };
+  if (wrapper() === null) {
+    const s = nativePartStatus('loom_sandbox');
+    return { part: 'loom_sandbox', reason: s && !s.loaded ? s.reason : 'not found' };
+  }
+  return null;
+}
+
 /** True when the native helper and the shells' wrapper are both there. */
 function helpersBuilt(): boolean {
-  return Boolean(nativeHelper()?.landlockAbi) && existsSync(WRAPPER);
+  return missingSandboxPart() === null;
+}
+
+/** Why the sandbox cannot be used for want of a native part: the part and the reason, as messages name it. */
+function missingPartReason(): string {
+  const m = missingSandboxPart();
+  return m ? `Loom's native part ${m.part} is missing: ${m.reason}` : '';
 }
 
 /** The kernel's ABI, asked once (it cannot change while the daemon runs); 0 without the helpers. */
 function kernelAbi(): number {
   if (kernelAbiCache === undefined) {
     const lib = nativeHelper();
-    kernelAbiCache = lib?.landlockAbi && existsSync(WRAPPER) ? lib.landlockAbi() : 0;
+    kernelAbiCache = lib?.landlockAbi && helpersBuilt() ? lib.landlockAbi() : 0;
   }
   return kernelAbiCache;
 }
@@ -75,7 +105,7 @@ export function scrubDaemonEnvironment(): void {
 /** Why each guarantee cannot be enforced here, in `/describe` order (behaviour.md §15.1). */
 function missingGuarantees(env: NodeJS.ProcessEnv): MissingGuarantee[] {
   const abi = landlockAbi(env);
-  if (!helpersBuilt()) return GUARANTEES.map((guarantee) => ({ guarantee, reason: NATIVE_PARTS }));
+  if (!helpersBuilt()) return GUARANTEES.map((guarantee) => ({ guarantee, reason: missingPartReason() }));
   if (abi === 0) return GUARANTEES.map((guarantee) => ({ guarantee, reason: 'this kernel has no Landlock' }));
   const out: MissingGuarantee[] = [];
   if (abi < 4) out.push({ guarantee: 'network', reason: `Landlock ABI ${abi} has no TCP rules (ABI 4, Linux 6.7)` });
@@ -207,5 +237,8 @@ export function wrapperArgs(plan: ConfinePlan, program: string, args: readonly s
   }
   if (plan.namespaces) out.push('--namespaces');
   if (plan.netns) out.push('--netns');
-  return { file: WRAPPER, args: [...out, '--', program, ...args] };
+  const file = wrapper();
+  // A plan exists only where the wrapper was found (confinePlan): never start a shell unconfined.
+  if (file === null) throw new Error(missingPartReason());
+  return { file, args: [...out, '--', program, ...args] };
 }

@@ -1,11 +1,11 @@
 import { spawn } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { closeSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { Socket } from 'node:net';
 import { constants, release } from 'node:os';
 import type { Readable } from 'node:stream';
 import { withMarker } from './daemonMarker.js';
+import { loadAddon, recordNativePart } from './nativeParts.js';
 
 /**
  * `/bin/bash -c <command>` for CLI actions (behaviour.md §4.8) and `/exec` (§8.2): its own process
@@ -15,9 +15,10 @@ import { withMarker } from './daemonMarker.js';
  * Why not only `child_process.spawn`: Node 20's libuv starts children with fork(), which copies the
  * page tables of the whole daemon and then costs it a copy-on-write fault per page it writes, so a
  * spawn costs in proportion to the daemon's resident memory (bench/actions, docs/architecture.md).
- * The native helper (native/spawn.cc, built at install by node-gyp) uses glibc's posix_spawn,
- * i.e. clone(CLONE_VM | CLONE_VFORK): nothing is copied. Where it is not built (not Linux, no
- * compiler, Linux before 5.3) the same child comes from child_process.spawn.
+ * The native helper (native/spawn.cc, prebuilt in the package or built at install, effects/nativeParts.ts)
+ * uses glibc's posix_spawn, i.e. clone(CLONE_VM | CLONE_VFORK): nothing is copied. Where it is
+ * missing (not Linux, no prebuilt part fits and none was built, Linux before 5.3) the same child
+ * comes from child_process.spawn.
  */
 
 /** The native helper (native/spawn.cc), as spawnWith uses it. */
@@ -56,12 +57,12 @@ function kernelHasPidfd(): boolean {
 }
 
 function loadNative(): NativeSpawn | null {
-  if (process.platform !== 'linux' || process.env.LOOM_NATIVE_SPAWN === '0' || !kernelHasPidfd()) return null;
-  try {
-    return createRequire(import.meta.url)('../../build/Release/loom_spawn.node') as NativeSpawn;
-  } catch {
+  const off = process.platform !== 'linux' ? `not used on ${process.platform}` : process.env.LOOM_NATIVE_SPAWN === '0' ? 'turned off by LOOM_NATIVE_SPAWN=0' : !kernelHasPidfd() ? `Linux ${release()} has no pidfd_open (5.3)` : null;
+  if (off !== null) {
+    recordNativePart('loom_spawn', { loaded: false, reason: off });
     return null;
   }
+  return loadAddon<NativeSpawn>('loom_spawn');
 }
 
 const native = loadNative();
@@ -71,7 +72,7 @@ export function nativeHelper(): NativeSpawn | null {
   return native;
 }
 
-/** True when shells start through posix_spawn (the native helper is built and loaded). */
+/** True when shells start through posix_spawn (the native helper is loaded). */
 export function nativeSpawnAvailable(): boolean {
   return native !== null;
 }

@@ -1,12 +1,12 @@
 import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { constants } from 'node:os';
-import type { IPty } from 'node-pty';
 import { directWrite, ptyMasterFd } from '../adapters/nodePty.js';
+import type { PtyModule, PtyProcess } from '../adapters/ptyTypes.js';
 import { errorMessage } from '../domain/errors.js';
 import type { ConfinePlan } from '../domain/sandbox.js';
 import { withMarker } from './daemonMarker.js';
 import { setCloexec } from './nativeFd.js';
+import { loadPtyLibrary, nativePartStatus, recordNativePart } from './nativeParts.js';
 import { wrapperArgs } from './sandbox.js';
 
 /**
@@ -35,20 +35,22 @@ export interface ShellTransport {
 export const PTY_COLS = 200;
 export const PTY_ROWS = 50;
 
-const requireHere = createRequire(import.meta.url);
-
-type PtyModule = typeof import('node-pty');
 let ptyModule: PtyModule | null | undefined;
 
-/** node-pty, loaded on the first shell (not at start: most daemons never open one); null when unavailable or disabled by LOOM_PTY=0. */
+/**
+ * node-pty, loaded on the first shell (not at start: most daemons never open one) from Loom's
+ * prebuilt parts or its own package (effects/nativeParts.ts); null when neither loads or LOOM_PTY=0.
+ */
 function loadPty(): PtyModule | null {
   if (ptyModule !== undefined) return ptyModule;
-  if (process.env.LOOM_PTY === '0') return (ptyModule = null);
-  try {
-    ptyModule = requireHere('node-pty') as PtyModule;
-  } catch (err) {
-    process.emitWarning(`node-pty is not available, bash topics use pipes: ${errorMessage(err)}`);
-    ptyModule = null;
+  if (process.env.LOOM_PTY === '0') {
+    recordNativePart('node-pty', { loaded: false, reason: 'turned off by LOOM_PTY=0' });
+    return (ptyModule = null);
+  }
+  ptyModule = loadPtyLibrary();
+  if (ptyModule === null) {
+    const s = nativePartStatus('node-pty');
+    process.emitWarning(`Loom's native part node-pty is missing, bash topics use pipes: ${s && !s.loaded ? s.reason : 'not loaded'}`);
   }
   return ptyModule;
 }
@@ -65,7 +67,7 @@ const PIPE_ARGS = ['--noprofile', '--norc', '-i'];
 
 function ptyTransport(pty: PtyModule, cwd: string, env: NodeJS.ProcessEnv, confine?: ConfinePlan): ShellTransport {
   const { file, args } = command(PTY_ARGS, confine);
-  const p: IPty = pty.spawn(file, args, { name: env.TERM ?? 'dumb', cols: PTY_COLS, rows: PTY_ROWS, cwd, env, encoding: null });
+  const p: PtyProcess = pty.spawn(file, args, { name: env.TERM ?? 'dumb', cols: PTY_COLS, rows: PTY_ROWS, cwd, env, encoding: null });
   // forkpty leaves the master inheritable (see native/fd.cc): no other child may hold it.
   const fd = ptyMasterFd(p);
   if (fd !== null) setCloexec(fd);

@@ -20,5 +20,7 @@ export function describeDocument(system: LoomSystem, wire: WireDescription): Rec
     capabilities: system.describeCapabilities(),
     limits: Object.fromEntries(wire.limits.map((name) => [name, limits[name]])),
     ...(wire.featureCapabilities ? { sandbox: { ...(info.sandboxSupport?.() ?? { available: false, mechanism: 'landlock', abi: 0 }), default: info.sandbox ?? 'none' } } : {}),
+    // behaviour.md §17: which native parts this daemon has, and why one is missing.
+    ...(wire.featureCapabilities && info.nativeParts ? { native: info.nativeParts() } : {}),
   };
 }

@@ -26,6 +26,8 @@ export interface RecordingDeps {
   home(agentId: string): string | undefined;
   /** The document a topic's session has open now (its URI), if any. */
   openDocument(agentId: string, topic: string): string | undefined;
+  /** The working folder of the live shell of a `bash:` topic, if it has one. */
+  shellCwd(agentId: string, topic: string): string | undefined;
   /** The persistent variables a command of this agent and topic can read (values to keep out). */
   env(agentId: string, topic: string): EnvEntry[];
   port(): number;
@@ -60,10 +62,18 @@ type Pending =
   | { kind: 'file'; agentId: string; t: number; path: string; content: string; bytes: number }
   /** The topic's document, open before the trace saw the topic: reopened on replay (a script step). */
   | { kind: 'open'; agentId: string; topic: string; t: number; path: string }
+  /** The working folder of a `bash:` topic's shell before the trace saw the topic: restored on replay. */
+  | { kind: 'cd'; agentId: string; topic: string; t: number; path: string }
   | { kind: 'exec'; rec: ExecRecord; cmd: string }
   | { kind: 'webhook'; ev: IntakeEvent };
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The shell word that changes to `cwd`: `~/…` below the home (a replay's home differs), else the path; quoted. */
+function cdTarget(cwd: string, home: string): string {
+  const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+  return cwd.startsWith(`${home}/`) ? `~/${quote(cwd.slice(home.length + 1))}` : quote(cwd);
+}
 
 /**
  * One recording trace (behaviour.md §14.1, §14.2): filters the command and intake events it is
@@ -163,6 +173,9 @@ export class TraceRecording {
     const key = `${ev.agentId}\0${ev.topic}`;
     if (this.topics.has(key)) return [];
     this.topics.add(key);
+    const cwd = this.deps.shellCwd(ev.agentId, ev.topic);
+    // A shell's folder, like an open document, is where the recorded commands ran.
+    if (cwd !== undefined && cwd !== home) return [{ kind: 'cd', agentId: ev.agentId, topic: ev.topic, t: ev.ticket.queuedAt, path: cdTarget(cwd, home) }];
     const uri = this.deps.openDocument(ev.agentId, ev.topic);
     const [doc] = uri ? openedFile(uri, home) : [];
     // A path `/open` would read otherwise (`#` starts an anchor; spaces and quotes split words) is left out.
@@ -261,6 +274,8 @@ export class TraceRecording {
         return { seq, t_ms: t(p.t), kind: 'agent', agent_id: p.agentId };
       case 'open':
         return { seq, t_ms: t(p.t), kind: 'exec', via: 'exec', agent_id: p.agentId, topic: p.topic, cmd: `/open ${p.path}` };
+      case 'cd':
+        return { seq, t_ms: t(p.t), kind: 'exec', via: 'exec', agent_id: p.agentId, topic: p.topic, cmd: `/exec cd ${p.path}` };
       case 'file':
         // Payloads are kept as they are except for secrets and the port (a home path inside stays).
         return { seq, t_ms: t(p.t), kind: 'file', agent_id: p.agentId, path: p.path, content: scrub(p.content, { secrets, port }) };

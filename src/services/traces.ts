@@ -13,6 +13,7 @@ import type { EnvStore } from '../domain/ports.js';
 import type { AgentDirectory } from '../actors/directory.js';
 import type { Inspection } from './inspection.js';
 import { FileStepBudget, TraceRecording, type TraceInfo } from './traceRecording.js';
+import { shellView } from './shells.js';
 
 export type { TraceInfo } from './traceRecording.js';
 
@@ -102,6 +103,10 @@ export class TraceService {
     const rec = new TraceRecording(id, { ...req, startedAt: this.opts.clock.now() }, {
       home: (a) => this.parts.directory.profile(a)?.home,
       openDocument: (a, topic) => this.parts.directory.topics(a).find((s) => s.session.ref.topic === topic)?.session.doc?.uri,
+      shellCwd: (a, topic) => {
+        const ref = this.parts.directory.shell(a, topic);
+        return ref && ref.getSnapshot().status === 'active' ? shellView(ref).cwd : undefined;
+      },
       env: (a, topic) => {
         const ref = parseTopic(topic);
         return ref ? this.parts.env.effective(a, topicScope(ref)) : [];

@@ -1,20 +1,18 @@
-import { describe, expect, it } from '@jest/globals';
+import { expect, it } from '@jest/globals';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { IPty } from 'node-pty';
 import { directWrite, ptyMasterFd } from '../../src/adapters/nodePty.js';
+import type { PtyProcess as IPty } from '../../src/adapters/ptyTypes.js';
+import { describeUnless, ptySkip, requirePty } from '../helpers/nativeParts.js';
 
-const pty = createRequire(import.meta.url)('node-pty') as typeof import('node-pty');
-
-describe('PTY writes (src/adapters/nodePty.ts directWrite)', () => {
+describeUnless(ptySkip)('PTY writes (src/adapters/nodePty.ts directWrite)', () => {
   it('when writes overflow the tty buffer, every byte still arrives once and in order (the rest goes through node-pty\'s queue)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'loom-ptywrite-'));
     const out = join(dir, 'out');
     try {
       // Raw mode: the tty passes bytes as they are; `cat` copies them to a file until the end marker.
-      const p: IPty = pty.spawn('/bin/sh', ['-c', `stty raw -echo; head -c 400000 > '${out}'`], { cols: 80, rows: 24, cwd: dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, encoding: null });
+      const p: IPty = requirePty().spawn('/bin/sh', ['-c', `stty raw -echo; head -c 400000 > '${out}'`], { cols: 80, rows: 24, cwd: dir, env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, encoding: null });
       const fd = ptyMasterFd(p);
       if (fd === null) throw new Error('node-pty no longer keeps its master descriptor in _fd: see docs/adapters.md');
       const write = directWrite(p, fd);
@@ -32,7 +30,7 @@ describe('PTY writes (src/adapters/nodePty.ts directWrite)', () => {
   });
 
   it('node-pty still has the internals the adapter reads (a descriptor and an array write queue); a change here means docs/adapters.md must be revisited', async () => {
-    const p: IPty = pty.spawn('/bin/sh', ['-c', 'exit 0'], { cols: 80, rows: 24, cwd: tmpdir(), env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, encoding: null });
+    const p: IPty = requirePty().spawn('/bin/sh', ['-c', 'exit 0'], { cols: 80, rows: 24, cwd: tmpdir(), env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, encoding: null });
     try {
       expect(typeof ptyMasterFd(p)).toBe('number');
       expect(Array.isArray((p as unknown as { _writeStream?: { _writeQueue?: unknown } })._writeStream?._writeQueue)).toBe(true);

@@ -28,7 +28,7 @@ function writePreload(): string {
     "const load0 = Module._load;",
     // Node's own modules, on request (SIGUSR2): the test asks after the daemon has worked a while.
     `process.on('SIGUSR2', () => __append(${JSON.stringify(loadLog)}, process.moduleLoadList.filter((m) => m.includes('undici')).map((m) => 'builtin:' + m + '\\n').join('') + 'builtins-listed\\n'));`,
-    `Module._load = function (request, parent, isMain) { const m = load0.apply(this, arguments); try { const f = Module._resolveFilename(request, parent, isMain); if (f.includes('/node_modules/') || f.endsWith('.node') || f.includes('/dist/cli/lazy-')) __append(${JSON.stringify(loadLog)}, 'cjs:' + f + '\\n'); } catch {} return m; };`,
+    `Module._load = function (request, parent, isMain) { const m = load0.apply(this, arguments); try { const f = Module._resolveFilename(request, parent, isMain); if (f.includes('/node_modules/') || f.endsWith('.node') || f.includes('/dist/cli/lazy-') || f.endsWith('/dist/node-pty.cjs')) __append(${JSON.stringify(loadLog)}, 'cjs:' + f + '\\n'); } catch {} return m; };`,
     `register(${JSON.stringify(pathToFileURL(hooks).href)}, { data: { log: ${JSON.stringify(loadLog)} } });`,
   ].join('\n'));
   return preload;

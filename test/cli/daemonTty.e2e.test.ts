@@ -1,11 +1,12 @@
-import { describe, expect, it } from '@jest/globals';
-import { spawn, type IPty } from 'node-pty';
+import { expect, it } from '@jest/globals';
+import type { PtyProcess as IPty } from '../../src/adapters/ptyTypes.js';
 import { CLI, freePort, tempDir } from '../helpers/daemon.js';
+import { describeUnless, ptySkip, requirePty } from '../helpers/nativeParts.js';
 
 /** `loom daemon <args>` on a terminal (a pty), as a person starts it; its output as it comes. */
 async function onTerminal(args: string[]): Promise<{ pty: IPty; port: number; out: () => string; stop(): Promise<void> }> {
   const port = await freePort();
-  const pty = spawn(process.execPath, [CLI, 'daemon', ...args], {
+  const pty = requirePty().spawn(process.execPath, [CLI, 'daemon', ...args], {
     cols: 200, rows: 30, env: { ...(process.env as Record<string, string>), SVC_PORT: String(port), SVC_DATA_DIR: tempDir() },
   });
   let out = '';
@@ -21,7 +22,7 @@ async function onTerminal(args: string[]): Promise<{ pty: IPty; port: number; ou
   };
 }
 
-describe('behaviour.md §2.13 loom daemon on a terminal', () => {
+describeUnless(ptySkip)('behaviour.md §2.13 loom daemon on a terminal', () => {
   it('when it runs in the foreground on a TTY, then each request gets a short line on stderr', async () => {
     const d = await onTerminal([]);
     try {

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn as ptySpawn, type IPty } from 'node-pty';
+import type { PtyProcess as IPty } from '../../src/adapters/ptyTypes.js';
 import { LoomClient } from '../../src/client/index.js';
 import { CLI, freePort, runCli, startDaemon, tempDir, type RunningDaemon } from '../helpers/daemon.js';
+import { itUnless, ptySkip, requirePty } from '../helpers/nativeParts.js';
 
 let d: RunningDaemon;
 let pty: IPty | undefined;
@@ -64,7 +65,7 @@ describe('loom top without a terminal', () => {
 });
 
 describe('loom top under a pseudo-terminal (behaviour.md §13.6)', () => {
-  it('draws the topic with its running command and waiting count, and quits on q', async () => {
+  itUnless(ptySkip)('draws the topic with its running command and waiting count, and quits on q', async () => {
     const c = new LoomClient(d.base, 'leo');
     // Handled at once: a set-up that fails must not leave a rejection for a later test to trip on.
     // One after another, each once it runs or waits: their order in the queue is what the screen shows.
@@ -78,7 +79,7 @@ describe('loom top under a pseudo-terminal (behaviour.md §13.6)', () => {
       }
     }
     let screen = '';
-    pty = ptySpawn(process.execPath, [CLI, 'top'], { name: 'xterm-256color', cols: 120, rows: 40, cwd: process.cwd(), env: { ...process.env, ...env() } as Record<string, string> });
+    pty = requirePty().spawn(process.execPath, [CLI, 'top'], { name: 'xterm-256color', cols: 120, rows: 40, cwd: process.cwd(), env: { ...process.env, ...env() } });
     ptyExit = new Promise((resolve) => pty?.onExit(({ exitCode }) => resolve(exitCode)));
     pty.onData((data) => { screen += data; });
     // Escape sequences removed: what a person reads on the terminal.

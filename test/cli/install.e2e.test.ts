@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { spawn } from 'node-pty';
 import { LoomClient } from '../../src/client/index.js';
 import { progressBar, progressWords, sizeText } from '../../src/cli/install.js';
 import { CLI, startDaemon, tempDir, type RunningDaemon } from '../helpers/daemon.js';
 import { manifest, send, startFileServer, writeTree, type FileServer } from '../install/support.js';
 import { loom } from './support.js';
+import { itUnless, ptySkip, requirePty } from '../helpers/nativeParts.js';
 
 /**
  * The install CLI: `loom install <source> [flags]` (progress from the install actor through GET
@@ -74,8 +74,8 @@ describe('loom install', () => {
     expect(r.stderr).not.toContain('\r');
   });
 
-  it('when stderr is a terminal, then one bar line is redrawn in place and cleared before the answer', async () => {
-    const pty = spawn(process.execPath, [CLI, 'install', srv.url('/slow.json'), '--as', 'slowtty'], {
+  itUnless(ptySkip)('when stderr is a terminal, then one bar line is redrawn in place and cleared before the answer', async () => {
+    const pty = requirePty().spawn(process.execPath, [CLI, 'install', srv.url('/slow.json'), '--as', 'slowtty'], {
       cols: 120, rows: 20, env: { ...(process.env as Record<string, string>), SVC_PORT: String(d.port), SVC_DATA_DIR: d.dataDir, LOOM_AGENT_ID: 'leo' },
     });
     let out = '';

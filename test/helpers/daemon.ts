@@ -73,10 +73,10 @@ export async function startDaemon(opts: { dataDir?: string; env?: Record<string,
   };
 }
 
-/** Run the CLI to completion; returns exit code and output. */
-export function runCli(args: string[], env: Record<string, string> = {}, timeoutMs = 20000): Promise<{ code: number | null; stdout: string; stderr: string }> {
+/** Run the CLI to completion (in `cwd`, else the test's folder); returns exit code and output. */
+export function runCli(args: string[], env: Record<string, string> = {}, timeoutMs = 20000, cwd?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const p = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], cwd });
     let stdout = '';
     let stderr = '';
     p.stdout.on('data', (c: Buffer) => { stdout += c.toString(); });

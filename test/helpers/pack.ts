@@ -71,7 +71,7 @@ export async function npmPack(cwd: string, dest: string, extraArgs: string[] = [
 /** The parts of the project a build needs, copied to `dir` (no dist/, no build/), with the project's node_modules linked in. */
 export function copyProject(dir: string): string {
   mkdirSync(dir, { recursive: true });
-  for (const name of ['src', 'scripts', 'bin', 'web', 'native', 'docs', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'binding.gyp', 'README.md', 'LICENSE']) {
+  for (const name of ['src', 'scripts', 'bin', 'web', 'native', 'prebuilds', 'docs', 'package.json', 'tsconfig.json', 'tsconfig.build.json', 'binding.gyp', 'README.md', 'LICENSE']) {
     cpSync(join(process.cwd(), name), join(dir, name), { recursive: true });
   }
   symlinkSync(join(process.cwd(), 'node_modules'), join(dir, 'node_modules'));

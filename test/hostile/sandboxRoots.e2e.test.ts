@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LoomClient } from '../../src/client/index.js';
+import { findExecutable } from '../../src/effects/nativeParts.js';
 import { freePort, runCli, startDaemon, tempDir, type RunningDaemon } from '../helpers/daemon.js';
 import { PROBE_DOC, run } from '../sandbox/support.js';
 import { escapeSuite, output } from './sandboxSupport.js';
@@ -118,7 +119,8 @@ suite('behaviour.md §15.4 the native side refuses a root reached through a link
     mkdirSync(join(dir, 'real', 'sub'), { recursive: true });
     symlinkSync(join(dir, 'real'), join(dir, 'link'));
     const root = `${join(dir, 'link')}${tail}`;
-    const wrapper = join(process.cwd(), 'build', 'Release', 'loom_sandbox');
+    // The wrapper the daemon uses (prebuilt or built); the suite runs only where it is there.
+    const wrapper = findExecutable('loom_sandbox') as string;
     const r = spawnSync(wrapper, ['--abi', '1', '--rw', root, '--ro', '/usr', '--ro', '/bin', '--ro', '/lib', '--', '/bin/sh', '-c', `touch '${dir}/real/ran'`], { encoding: 'utf8' });
     expect(r.status).toBe(126);
     expect(r.stderr).toBe(`loom_sandbox: rule root ${root}: Too many levels of symbolic links\n`);

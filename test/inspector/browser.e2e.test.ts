@@ -1,15 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { LoomClient } from '../../src/client/index.js';
 import { startDaemon, tempDir, type RunningDaemon } from '../helpers/daemon.js';
+import { describeUnless } from '../helpers/nativeParts.js';
 
 /**
  * behaviour.md §13.5 in a real browser: Debian's chromium driven by playwright-core (never a
- * downloaded browser). `.ci/run` installs chromium when it is missing.
+ * downloaded browser). `.ci/run` installs chromium when it is missing, and there (CI=true) a missing
+ * browser fails the run; elsewhere the suite is skipped with the reason printed.
  */
 const CHROMIUM = '/usr/bin/chromium';
+const missing = existsSync(CHROMIUM) ? null : 'chromium not found: apt-get install chromium';
+if (missing && process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing on CI: .ci/run installs it (apt-get install chromium)`);
+if (missing) process.stderr.write(`test/inspector/browser: skipped: ${missing}\n`);
 /** Git-ignored: the screenshot a failing run leaves for a person to look at. */
 const ARTIFACTS = join(process.cwd(), 'test-artifacts');
 
@@ -21,7 +26,7 @@ const profile = tempDir('loom-chromium-');
 const pending: Array<Promise<unknown>> = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install chromium (.ci/run does)`);
+  if (missing) return;
   d = await startDaemon();
   await fetch(`${d.base}/agents`, { method: 'POST', body: JSON.stringify({ agent_id: 'leo' }) });
   ctx = await chromium.launchPersistentContext(profile, {
@@ -41,7 +46,7 @@ afterAll(async () => {
 
 const card = (topic: string) => page.locator(`article.topic[data-topic="${topic}"]`);
 
-describe('the inspector page in chromium (behaviour.md §13.5)', () => {
+describeUnless(missing)('the inspector page in chromium (behaviour.md §13.5)', () => {
   it('shows a queue filling and draining live, and draws the topic machine with its current state', async () => {
     const base = (d as RunningDaemon).base;
     const errors: string[] = [];

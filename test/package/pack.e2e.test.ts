@@ -26,8 +26,17 @@ describe('npm pack (behaviour.md §17)', () => {
     }
   });
 
+  it('holds the native parts prebuilt for linux-x64 and linux-arm64, node-pty\'s bundled JavaScript and the install step (behaviour.md §17)', () => {
+    for (const target of ['linux-x64', 'linux-arm64']) {
+      for (const part of ['loom_spawn.node', 'loom_fd.node', 'loom_sandbox', 'pty.node']) expect(paths).toContain(`prebuilds/${target}/${part}`);
+    }
+    for (const p of ['prebuilds/manifest.json', 'dist/node-pty.cjs', 'scripts/install.mjs', 'scripts/nativeSources.mjs']) expect(paths).toContain(p);
+  });
+
   it('holds no tests, fixtures, benches, examples, sources, source maps or build output', () => {
-    const unwanted = paths.filter((p) => /^(test|bench|examples|src|scripts|build|node_modules|\.ci)\//.test(p) || p.endsWith('.map') || /\.test\./.test(p) || /fixtures/.test(p));
+    // Of scripts/, only the install step and what it imports ship.
+    const installStep = new Set(['scripts/install.mjs', 'scripts/nativeSources.mjs']);
+    const unwanted = paths.filter((p) => !installStep.has(p) && (/^(test|bench|examples|src|scripts|build|node_modules|\.ci)\//.test(p) || p.endsWith('.map') || /\.test\./.test(p) || /fixtures/.test(p)));
     expect(unwanted).toEqual([]);
   });
 

@@ -70,7 +70,7 @@ describe('file steps waiting to be written have a budget', () => {
     const warnings: string[] = [];
     const budget = new FileStepBudget(1500);
     const rec = new TraceRecording('trc_budget', { agentId: null, topic: null, note: null, startedAt: 0 }, {
-      home: () => home, openDocument: () => undefined, env: () => [], port: () => 1, version: 't', now: () => 1, warn: (m) => warnings.push(m), fileBytes: budget,
+      home: () => home, openDocument: () => undefined, shellCwd: () => undefined, env: () => [], port: () => 1, version: 't', now: () => 1, warn: (m) => warnings.push(m), fileBytes: budget,
     }, { path: join(tempDir('loom-budget-out-'), 't.jsonl'), truncate: true });
     const ticket = { id: 't1', cmd: '/exec cat ~/a.txt ~/b.txt ~/c.txt ~/d.txt', requestId: null, via: 'exec' as const, queuedAt: 1, startedAt: 1 };
     const started = { type: 'command.started', agentId: 'leo', topic: 'main', ticket, at: 1 } as unknown as CommandEvent;
