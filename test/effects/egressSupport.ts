@@ -90,7 +90,8 @@ export function rawExchange(port: number, bytes: string | Buffer, untilBlank = f
     });
     socket.on('end', () => resolve({ text, socket }));
     socket.on('close', () => resolve({ text, socket }));
-    socket.on('error', reject);
+    // A server that answered and then reset the connection: what it sent is the answer.
+    socket.on('error', (err) => (text !== '' ? resolve({ text, socket }) : reject(err)));
     socket.write(bytes);
   });
 }
