@@ -225,11 +225,11 @@ export class AgentDirectory {
     return agentsOf(this.root).flatMap(([, agent]) => onShelves(agent, SHELF_PREFIX).map(([, ref]) => ref as CapabilityActor));
   }
 
-  /** The webhook-token actor of an agent, spawned with the stored token's fingerprint on first use; undefined for an unknown agent. */
-  webhook(agentId: string, storedFingerprint: string | null): WebhookActor | undefined {
+  /** The webhook-token actor of an agent, spawned with the stored token's fingerprint and masked form on first use; undefined for an unknown agent. */
+  webhook(agentId: string, stored: () => { fingerprint: string | null; masked: string | null }): WebhookActor | undefined {
     const existing = this.root.system.get(webhookSystemId(agentId)) as WebhookActor | undefined;
     if (existing) return existing;
-    this.agent(agentId)?.send({ type: 'webhook.open', fingerprint: storedFingerprint });
+    this.agent(agentId)?.send({ type: 'webhook.open', ...stored() });
     return this.root.system.get(webhookSystemId(agentId)) as WebhookActor | undefined;
   }
 

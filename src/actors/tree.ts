@@ -56,8 +56,8 @@ export interface FeatureActors {
   installStage?: InstallStageLogic;
   /** The capability machine's `archive` action: a final state was reached (spec §3 Capability). */
   archiveCapability?: (snapshot: { value: string; context: CapabilityContext }) => void;
-  /** The webhook-token machine's `save` actor and `keep` action (spec §3 Webhook token). */
-  webhook?: { save: WebhookSaveLogic; keep: (agentId: string, candidate: string) => void; drop: (candidate: string) => void };
+  /** The webhook-token machine's `save` actor (spec §3 Webhook token). */
+  webhook?: { save: WebhookSaveLogic };
 }
 
 /** A failure below that no caller will see: say it, never crash the daemon for it. */
@@ -117,7 +117,7 @@ export function createTree(effects: TreeEffects): DaemonActor {
   const capabilityShelf = capabilityShelfMachine.provide({ actors: { child: capability }, actions: { reportChildError } });
   const hooks = features.webhook;
   const webhookToken = hooks
-    ? webhookTokenMachine.provide({ actors: { save: hooks.save }, actions: { keep: ({ context }, p) => hooks.keep(context.agentId, p.fingerprint), drop: (_a, p) => hooks.drop(p.fingerprint) } })
+    ? webhookTokenMachine.provide({ actors: { save: hooks.save } })
     : webhookTokenMachine;
   const agent = agentMachine.provide({
     actors: {

@@ -88,7 +88,7 @@ export type AgentEvent =
   /** DELETE /sessions, a changed home: the topic's session ends (a busy topic goes on with a fresh one). */
   | { type: 'topic.close'; topic: string; at: number }
   | { type: 'cap.open'; input: CapabilityInput }
-  | { type: 'webhook.open'; fingerprint: string | null }
+  | { type: 'webhook.open'; fingerprint: string | null; masked: string | null }
   | { type: 'install.open'; input: InstallInput }
   | { type: 'agent.delete'; at: number }
   // A child reached a final state or failed (XState's own events, matched by wildcard below).
@@ -267,7 +267,7 @@ export const agentMachine = setup({
         'webhook.open': {
           actions: enqueueActions(({ enqueue, event, context, self }) => {
             if (!(WEBHOOK_CHILD_ID in childrenOf(self))) {
-              enqueue.spawnChild('webhookToken', { id: WEBHOOK_CHILD_ID, systemId: webhookSystemId(context.profile.id), input: { agentId: context.profile.id, fingerprint: event.fingerprint } });
+              enqueue.spawnChild('webhookToken', { id: WEBHOOK_CHILD_ID, systemId: webhookSystemId(context.profile.id), input: { agentId: context.profile.id, fingerprint: event.fingerprint, masked: event.masked } });
             }
           }),
         },
