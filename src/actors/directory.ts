@@ -8,6 +8,7 @@ import type { CapabilityInput } from '../machines/capability.js';
 import { SHELF_PREFIX } from '../machines/capabilityShelf.js';
 import { installProgressOf, type InstallInput } from '../machines/install.js';
 import { onShelves } from '../machines/shelf.js';
+import { unregisteredProfile } from '../machines/agentRegistration.js';
 import { agentsOf } from '../machines/agentShelf.js';
 import { childrenOf } from '../machines/children.js';
 import { shellSystemId, type ShellInput } from '../machines/shell.js';
@@ -36,10 +37,12 @@ const isTopicChild = (id: string): boolean => id.startsWith('topic:');
  * it and gets the same answer either way.
  */
 export class AgentDirectory {
-  /** Registered agents without an actor yet, by id (a Map: agent ids are user text). */
+  /**
+   * The index of persisted profiles whose agents have no actor yet (loaded at start-up), by id (a
+   * Map: agent ids are user text). An entry leaves when its agent wakes; from then on the actor is
+   * the only holder and writer of the profile.
+   */
   private readonly asleep = new Map<string, AgentProfile>();
-  /** Agents being deleted: a registration of the same id waits for the deletion to finish. */
-  private readonly deleting = new Map<string, Promise<unknown>>();
 
   /**
    * @param topicInput what a topic of an agent starts with (queue limits, the owner's noun), given
@@ -64,7 +67,7 @@ export class AgentDirectory {
     const actor = this.awake(agentId);
     if (actor) {
       const snap = actor.getSnapshot();
-      return snap.value === 'active' ? snap.context.profile : undefined;
+      return snap.matches('active') ? snap.context.profile : undefined;
     }
     return this.asleep.get(agentId);
   }
@@ -79,7 +82,7 @@ export class AgentDirectory {
     const out = [...this.asleep.values()];
     for (const [, ref] of agentsOf(this.root)) {
       const snap = (ref as AgentActor).getSnapshot();
-      if (snap.value === 'active') out.push(snap.context.profile);
+      if (snap.matches('active')) out.push(snap.context.profile);
     }
     return out.sort((a, b) => byString(a.id, b.id));
   }
@@ -87,39 +90,36 @@ export class AgentDirectory {
   /** How many agents are registered. */
   count(): number {
     let n = this.asleep.size;
-    for (const [, ref] of agentsOf(this.root)) if ((ref as AgentActor).getSnapshot().value === 'active') n++;
+    for (const [, ref] of agentsOf(this.root)) if ((ref as AgentActor).getSnapshot().matches('active')) n++;
     return n;
   }
 
   /** The actor of a registered agent, spawned from its profile on first touch; undefined when unknown. */
   agent(agentId: string): AgentActor | undefined {
     const actor = this.awake(agentId);
-    if (actor) return actor.getSnapshot().value === 'active' ? actor : undefined;
+    if (actor) return actor.getSnapshot().matches('active') ? actor : undefined;
+    return this.wake(agentId);
+  }
+
+  /** Spawn the actor of a registered agent that has none yet, from its stored profile. */
+  private wake(agentId: string): AgentActor | undefined {
     const profile = this.asleep.get(agentId);
     if (!profile) return undefined;
     this.asleep.delete(agentId);
-    this.root.send({ type: 'agent.spawn', profile });
+    this.root.send({ type: 'agent.spawn', profile, registered: true });
     return this.awake(agentId);
   }
 
-  /** A registration (POST /agents) once stored: a new agent is asleep until touched; a known one takes the new profile. */
-  put(profile: AgentProfile): void {
-    const actor = this.awake(profile.id);
-    if (actor) actor.send({ type: 'agent.update', profile });
-    else this.asleep.set(profile.id, profile);
-  }
-
-  /** Wait until a deletion of `agentId` in progress has finished (nothing to wait for: resolves at once). */
-  settled(agentId: string): Promise<unknown> {
-    return this.deleting.get(agentId) ?? Promise.resolve();
-  }
-
-  /** Track a deletion of `agentId` until `done` settles. */
-  deletes(agentId: string, done: Promise<unknown>): void {
-    const tail = done.catch(() => undefined).then(() => {
-      if (this.deleting.get(agentId) === tail) this.deleting.delete(agentId);
-    });
-    this.deleting.set(agentId, tail);
+  /**
+   * The actor a registration (POST /agents) of `agentId` is sent to, in whatever state it is (one
+   * being registered, deleted or stored queues it): a registered agent's, woken if asleep, or for
+   * a new id a fresh actor that holds no profile until its first registration is stored.
+   */
+  registrant(agentId: string): AgentActor {
+    const actor = this.awake(agentId) ?? this.wake(agentId);
+    if (actor) return actor;
+    this.root.send({ type: 'agent.spawn', profile: unregisteredProfile(agentId), registered: false });
+    return this.awake(agentId) as AgentActor;
   }
 
   // ---- topics ---------------------------------------------------------------------------------
@@ -225,11 +225,11 @@ export class AgentDirectory {
     return agentsOf(this.root).flatMap(([, agent]) => onShelves(agent, SHELF_PREFIX).map(([, ref]) => ref as CapabilityActor));
   }
 
-  /** The webhook-token actor of an agent, spawned with the stored token's fingerprint on first use; undefined for an unknown agent. */
-  webhook(agentId: string, storedFingerprint: string | null): WebhookActor | undefined {
+  /** The webhook-token actor of an agent, spawned with the stored token's fingerprint and masked form on first use; undefined for an unknown agent. */
+  webhook(agentId: string, stored: () => { fingerprint: string | null; masked: string | null }): WebhookActor | undefined {
     const existing = this.root.system.get(webhookSystemId(agentId)) as WebhookActor | undefined;
     if (existing) return existing;
-    this.agent(agentId)?.send({ type: 'webhook.open', fingerprint: storedFingerprint });
+    this.agent(agentId)?.send({ type: 'webhook.open', ...stored() });
     return this.root.system.get(webhookSystemId(agentId)) as WebhookActor | undefined;
   }
 

@@ -1,5 +1,4 @@
-import { rmSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { CORE_HUBS } from '../commands/hubs.js';
 import type { HubPage, Services, TopicStatus } from '../commands/types.js';
 import type { AgentInput } from '../domain/agentInput.js';
@@ -9,14 +8,14 @@ import type { InstallProgress } from '../domain/install.js';
 import type { QueueLimits } from '../domain/ticket.js';
 import type { HubName, TopicRef } from '../domain/topic.js';
 import { topicSystemId, type AgentProfile, type DeleteCounts } from '../machines/agent.js';
-import { checkAgentRoots, createHome } from '../effects/homePolicy.js';
-import { realpathPrefix } from '../effects/workspace.js';
+import { checkAgentRoots } from '../effects/homePolicy.js';
 import { effectiveNetwork, effectiveSandbox } from '../domain/sandbox.js';
-import { confinementChanged, nextProfile } from '../domain/agentProfile.js';
 import { killAll } from '../effects/processes.js';
 import { followTopic, runTicket, submitTicket, type Submission, type TicketListener } from './commandRun.js';
 import { purgeHome, purgeRefusal } from '../effects/homePurge.js';
 import { deleteAgentActor } from './agentDeletion.js';
+import { registerWithAgent } from './agentRegistration.js';
+import { deletionCascade, persistRegistration, stateFolderOf, type AgentEffectDeps } from './agentEffects.js';
 import { FeatureSet, type SystemContribution } from './contributions.js';
 import { Inspection } from '../services/inspection.js';
 import { SessionSignals } from './sessionSignals.js';
@@ -80,22 +79,30 @@ export class LoomSystem {
       ...this.features.services(),
       info: this.deps.info, clock: this.deps.clock, env: this.deps.env,
       packages: this.features.services().packages ?? this.deps.packages,
-      topics: (id) => this.topicStatuses(id),
+      topics: (id) => this.directory.topics(id),
       changeSession: (agentId, topic, sessionId, change) => this.directory.topic(agentId, topic)?.send({ type: 'session.change', sessionId, change, at: this.deps.clock.now() }),
-      counts: () => this.counts(),
+      counts: () => ({ agents: this.directory.count(), sessions: this.directory.sessionCount() }),
       hubs: this.hubs,
     };
     // One object for the daemon's life; contract tests put test doubles on it (document tests).
     this.started = services;
+    const { features, signals, directory, inspection } = this;
+    const agentDeps: AgentEffectDeps = {
+      clock: this.deps.clock, agents: this.deps.agents, sandboxDefault: this.deps.info.sandbox ?? 'none',
+      defaultHome: (id) => this.defaultHome(id), stateFolder: stateFolderOf(this.deps.info.dataDir, this.wire.stateRoot),
+      deleteSteps: (id, counts) => features.deleteSteps(id, counts), forget: (id) => inspection.secrets.forget(id),
+    };
+    const commandDeps = { directory, registry: this.deps.registry, services, signals };
     this.tree.start({
       clock: this.deps.clock,
-      run: (session, ticket) => runTicket({ directory: this.directory, registry: this.deps.registry, services, signals: this.signals }, session, ticket),
+      run: (session, ticket) => runTicket(commandDeps, session, ticket),
       dispose: (session) => {
-        this.signals.end(session.id);
-        this.features.sessionEnded(session);
+        signals.end(session.id);
+        features.sessionEnded(session);
       },
-      cascade: (agentId, counts) => this.cascade(agentId, counts),
-      features: this.features.actors(),
+      cascade: deletionCascade(agentDeps),
+      persist: persistRegistration(agentDeps),
+      features: features.actors(),
     });
     this.inspection.start({ directory: this.directory, info: this.deps.info, clock: this.deps.clock, extras: (id) => this.features.inspectAgent(id), machines: this.features.machines() });
     await this.features.start();
@@ -154,24 +161,17 @@ export class LoomSystem {
     return join(this.deps.info.dataDir, this.wire.stateRoot, agentId, 'home');
   }
 
-  /** POST /agents (spec §4.3): idempotent; only provided fields change; createdAt kept. */
+  /**
+   * POST /agents (spec §4.3): idempotent; only provided fields change; createdAt kept. Checked
+   * first (behaviour.md §9.5: home policy, then contributions, all before any change), then sent
+   * to the agent's actor, which stores it in its turn (machines/agent.ts).
+   */
   async registerAgent(input: AgentInput): Promise<RegisterOutcome> {
-    // behaviour.md §9.5 order: home and allowed_paths (the home policy), then contributions, all before any change.
     checkAgentRoots({ dataDir: this.deps.info.dataDir, agentId: input.agentId, home: input.home, allowedPaths: input.allowedPaths, defaultHomes: this.wire.defaultHomes });
     this.features.validateRegistration(input);
-    await this.directory.settled(input.agentId);
-    const existing = this.directory.profile(input.agentId);
-    const given = input.home !== undefined ? resolve(input.home) : existing?.home ?? this.defaultHome(input.agentId);
-    createHome(given);
-    // behaviour.md §15.4: the roots are stored as real paths, so a link swapped in later is refused, never followed.
-    const resolved = { home: input.home !== undefined ? realpathPrefix(given) : given, allowedPaths: input.allowedPaths?.map((p) => realpathPrefix(resolve(p))), now: this.deps.clock.now() };
-    const profile = nextProfile(existing, input, resolved);
-    // The registry persists the profile first; the actor then holds it (what every reader reads).
-    await this.deps.agents.put(profile);
-    this.directory.put(profile);
-    if (existing && confinementChanged(existing, profile, this.deps.info.sandbox ?? 'none')) this.directory.closeTopics(profile.id, this.deps.clock.now());
-    const extra = await this.features.applyRegistration(() => this.directory.profile(profile.id) ?? profile, input);
-    return { id: profile.id, home: profile.home, created: !existing, extra };
+    const stored = await registerWithAgent((id) => this.directory.registrant(id), input);
+    const extra = await this.features.applyRegistration(() => this.directory.profile(stored.profile.id) ?? stored.profile, input);
+    return { id: stored.profile.id, home: stored.profile.home, created: stored.created, extra };
   }
 
   /** Ensure an agent exists with a default home (MCP auto-registration, spec §4.8). */
@@ -191,20 +191,10 @@ export class LoomSystem {
     const refusal = target && purgeRefusal(target);
     if (refusal) throw refusal;
     const outcome = deleteAgentActor(agent, agentId, this.deps.clock.now());
-    this.directory.deletes(agentId, outcome);
     if (!target) return outcome;
     const done = await outcome;
     purgeHome(target);
     return { ...done, purgedHome: target.home };
-  }
-
-  /** The I/O of DELETE /agents/{id} (the agent machine's `cascade`): feature steps, state folder, registry entry. */
-  private async cascade(agentId: string, counts: DeleteCounts): Promise<DeleteCounts> {
-    const total = await this.features.deleteSteps(agentId, counts);
-    rmSync(join(this.deps.info.dataDir, this.wire.stateRoot, agentId, 'state'), { recursive: true, force: true });
-    await this.deps.agents.remove(agentId);
-    this.inspection.secrets.forget(agentId);
-    return total;
   }
 
   // ---- topics and commands (spec §3, §4.6–§4.8) ---------------------------------------------

@@ -13,6 +13,7 @@ import { installMachine, type InstallStageLogic } from '../machines/install.js';
 import { shellMachine } from '../machines/shell.js';
 import { topicQueueMachine } from '../machines/topicQueue.js';
 import { webhookTokenMachine, type WebhookSaveLogic } from '../machines/webhookToken.js';
+import type { PersistInput, PersistOutput } from '../machines/agentRegistration.js';
 import { shellProcessLogic } from './shellProcess.js';
 
 /** The actor of one topic (spec §3 queue plus its session). */
@@ -39,6 +40,8 @@ export interface TreeEffects {
   dispose(session: SessionState): void;
   /** The I/O of DELETE /agents/{id}; resolves with the counts to answer. */
   cascade(agentId: string, counts: DeleteCounts): Promise<DeleteCounts>;
+  /** The I/O of one registration (POST /agents): folder, real paths, registry; resolves with the stored profile. */
+  persist(input: PersistInput): Promise<PersistOutput>;
   /** What the features provide to their machines (architecture.md "features plug into the tree"). */
   features: FeatureActors;
 }
@@ -53,8 +56,8 @@ export interface FeatureActors {
   installStage?: InstallStageLogic;
   /** The capability machine's `archive` action: a final state was reached (spec §3 Capability). */
   archiveCapability?: (snapshot: { value: string; context: CapabilityContext }) => void;
-  /** The webhook-token machine's `save` actor and `keep` action (spec §3 Webhook token). */
-  webhook?: { save: WebhookSaveLogic; keep: (agentId: string, candidate: string) => void; drop: (candidate: string) => void };
+  /** The webhook-token machine's `save` actor (spec §3 Webhook token). */
+  webhook?: { save: WebhookSaveLogic };
 }
 
 /** A failure below that no caller will see: say it, never crash the daemon for it. */
@@ -114,7 +117,7 @@ export function createTree(effects: TreeEffects): DaemonActor {
   const capabilityShelf = capabilityShelfMachine.provide({ actors: { child: capability }, actions: { reportChildError } });
   const hooks = features.webhook;
   const webhookToken = hooks
-    ? webhookTokenMachine.provide({ actors: { save: hooks.save }, actions: { keep: ({ context }, p) => hooks.keep(context.agentId, p.fingerprint), drop: (_a, p) => hooks.drop(p.fingerprint) } })
+    ? webhookTokenMachine.provide({ actors: { save: hooks.save } })
     : webhookTokenMachine;
   const agent = agentMachine.provide({
     actors: {
@@ -123,6 +126,7 @@ export function createTree(effects: TreeEffects): DaemonActor {
       capabilityShelf,
       webhookToken,
       cascade: fromPromise<DeleteCounts, { agentId: string; counts: DeleteCounts }>(({ input }) => effects.cascade(input.agentId, input.counts)),
+      persist: fromPromise<PersistOutput, PersistInput>(({ input }) => effects.persist(input)),
     },
     actions: { reportChildError },
   });

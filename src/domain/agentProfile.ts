@@ -8,7 +8,7 @@ import { effectiveSandbox, type SandboxMode } from './sandbox.js';
  * `network` are stored only when chosen, now or before (§15.6), so an agent that never chose
  * follows the daemon default.
  */
-export function nextProfile(existing: AgentProfile | undefined, input: AgentInput, resolved: { home: string; allowedPaths: string[] | undefined; now: number }): AgentProfile {
+export function nextProfile(existing: AgentProfile | undefined, input: Pick<AgentInput, 'agentId' | 'sandbox' | 'network'>, resolved: { home: string; allowedPaths: string[] | undefined; now: number }): AgentProfile {
   const sandbox = input.sandbox ?? existing?.sandbox;
   const network = input.network ?? existing?.network;
   const { sandbox: _s, network: _n, ...kept } = existing ?? ({} as Partial<AgentProfile>);

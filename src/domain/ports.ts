@@ -47,6 +47,8 @@ export interface AgentStore {
   put(profile: AgentProfile): Promise<void>;
   /** Store the webhook token of a registered agent. */
   putWebhookToken(id: string, token: string): Promise<void>;
+  /** The stored webhook token of an agent, or undefined (the only copy of its value: actors hold its fingerprint). */
+  webhookToken(id: string): string | undefined;
   remove(id: string): Promise<boolean>;
 }
 

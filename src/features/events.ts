@@ -37,7 +37,7 @@ export const eventsFeature: Feature = async ({ directory, inspection, agents, cl
     // The inspector shows whether a token exists and counts only, never a token or an event's text (behaviour.md §13.2, §13.4).
     inspectAgent: (agentId) => {
       const { pending, acked } = inbox.list(agentId, { all: false, limit: 0 });
-      return { webhook: webhooks.current(agentId) !== undefined, events: { pending, acked, streams: streams.count(agentId) } };
+      return { webhook: webhooks.has(agentId), events: { pending, acked, streams: streams.count(agentId) } };
     },
     onDelete: (agentId) => events.deleteAgent(agentId),
     onShutdown: () => events.shutdown(),

@@ -9,7 +9,7 @@ import { onShelves, shelfMachine } from './shelf.js';
  */
 
 /** Spawn an agent actor from its profile (the directory sends it when the agent wakes). */
-export type AgentSpawnEvent = { type: 'agent.spawn'; profile: AgentProfile };
+export type AgentSpawnEvent = { type: 'agent.spawn'; profile: AgentProfile; registered: boolean };
 
 /** Shelves under the root. */
 const SHELVES = 64;
@@ -33,5 +33,5 @@ export const agentShelfMachine = shelfMachine<AgentSpawnEvent>({
   id: 'agentShelf',
   child: agentMachine,
   open: 'agent.spawn',
-  place: (e) => ({ id: e.profile.id, systemId: agentSystemId(e.profile.id), input: e.profile }),
+  place: (e) => ({ id: e.profile.id, systemId: agentSystemId(e.profile.id), input: { profile: e.profile, registered: e.registered } }),
 });

@@ -116,6 +116,10 @@ export class LowAgentStore implements AgentStore {
     });
   }
 
+  webhookToken(id: string): string | undefined {
+    return this.agents.get(id)?.webhookToken;
+  }
+
   async remove(id: string): Promise<boolean> {
     let existed = false;
     await this.commit((next) => (existed = next.delete(id)));

@@ -28,7 +28,7 @@ async function service(dir: string, now: number) {
   const directory = new AgentDirectory(tree, [leo], (agentId, ref, at) => ({ agentId, ref, maxWaiting: 5, waitMs: 120_000, now: at }));
   const svc = new CapabilityService({ store, clock, directory });
   tree.start({
-    clock, run: () => Promise.reject(new Error('no commands here')), dispose: () => undefined, cascade: async (_id, counts) => counts,
+    clock, run: () => Promise.reject(new Error('no commands here')), dispose: () => undefined, cascade: async (_id, counts) => counts, persist: () => Promise.reject(new Error('no registrations here')),
     features: { archiveCapability: svc.archiveEnd },
   });
   svc.hydrate();

@@ -44,15 +44,15 @@ describe('spec §3 Webhook token table', () => {
   const T3 = 'c'.repeat(64);
   const flush = () => new Promise((r) => setImmediate(r));
 
-  /** A token actor whose `save` resolves (or fails for one candidate), recording `keep` and answers (the machine names requests w1, w2, …). */
+  /** A token actor whose `save` resolves (or fails for one candidate), recording the changes it publishes and its answers (the machine names requests w1, w2, …). */
   function tokenActor(fingerprint: string | null, opts: { failFor?: string } = {}) {
     const kept: string[] = [];
     const answers: WebhookAnswer[] = [];
     const logic = webhookTokenMachine.provide({
       actors: { save: fromPromise(async ({ input }) => { if (input.fingerprint === opts.failFor) throw new Error('disk full'); }) },
-      actions: { keep: (_a, p) => { kept.push(p.fingerprint); } },
     });
     const a = createActor(logic, { input: { agentId: 'leo', fingerprint } }).start();
+    a.on('webhook.changed', (ev) => { kept.push(ev.fingerprint); });
     a.on('webhook.answered', (ev) => { answers.push(ev); });
     return { a, kept, answers };
   }

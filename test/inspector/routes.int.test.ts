@@ -160,7 +160,7 @@ describe('GET /inspect/machines (behaviour.md §13.1)', () => {
       { source: 'live', targets: ['revoked'], event: 'capability.revoke', guard: null },
     ]));
     expect(r.body.webhookToken.transitions).toEqual(expect.arrayContaining([{ source: 'restore', targets: ['exists'], event: 'always', guard: 'hasToken' }]));
-    expect(r.body.agent.states.map((s: { id: string }) => s.id)).toEqual(['active', 'deleting', 'deleted']);
+    expect(r.body.agent.states.map((s: { id: string }) => s.id)).toEqual(['boot', 'unregistered', 'registering', 'discarded', 'active', 'active.ready', 'active.persisting', 'deleting', 'deleted']);
     expect(r.body.shell.states.map((s: { id: string }) => s.id)).toEqual(Object.keys(shellMachine.root.states));
     expect(r.body.shell.initial).toBe('starting');
     expect(r.body.shell.transitions).toEqual(expect.arrayContaining([

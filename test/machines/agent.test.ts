@@ -31,7 +31,7 @@ function tree() {
     actions: { reportChildError: (_a, { childId }) => { errors.push(childId); } },
   });
   const root = createActor(daemonMachine.provide({ actors: { child: agentShelfMachine.provide({ actors: { child: agent } }) } }), { clock }).start();
-  root.send({ type: 'agent.spawn', profile: profile('leo', '/h') });
+  root.send({ type: 'agent.spawn', profile: profile('leo', '/h'), registered: true });
   const leo = root.system.get('agent:leo') as AnyActorRef;
   return { root, leo, clock, errors, cascades, finish: (extra: Record<string, number> = {}) => finishCascade(extra), ids: () => Object.keys(root.system.getAll()).sort() };
 }
@@ -41,15 +41,9 @@ const flush = () => new Promise((r) => setImmediate(r));
 describe('agent lifecycle (machines/agent.ts table)', () => {
   it('when an agent is spawned, then it is active under the root with system id agent:<id>; spawning it again changes nothing', () => {
     const t = tree();
-    t.root.send({ type: 'agent.spawn', profile: profile('leo', '/other') });
-    expect(t.leo.getSnapshot()).toMatchObject({ value: 'active', context: { profile: { id: 'leo', home: '/h' } } });
+    t.root.send({ type: 'agent.spawn', profile: profile('leo', '/other'), registered: true });
+    expect(t.leo.getSnapshot()).toMatchObject({ value: { active: 'ready' }, context: { profile: { id: 'leo', home: '/h' } } });
     expect(t.ids()).toEqual(['agent:leo']);
-  });
-
-  it('when active receives agent.update, then it stays active with the new profile', () => {
-    const t = tree();
-    t.leo.send({ type: 'agent.update', profile: { ...profile('leo', '/new'), allowedPaths: ['/x'] } });
-    expect(t.leo.getSnapshot()).toMatchObject({ value: 'active', context: { profile: { home: '/new', allowedPaths: ['/x'] } } });
   });
 
   it('when topics, a capability and the webhook token open, then they are children with the system ids of behaviour.md §13.3 (idempotent)', () => {
@@ -109,7 +103,7 @@ describe('agent lifecycle (machines/agent.ts table)', () => {
     t.clock.increment(1000);
     (t.root.system.get('topic:leo/main') as AnyActorRef).send({ type: 'session.close', at: 1 });
     expect(t.ids()).toEqual(['agent:leo']);
-    expect(t.leo.getSnapshot().value).toBe('active');
+    expect(t.leo.getSnapshot().value).toEqual({ active: 'ready' });
   });
 
   it('when active receives agent.delete, then it goes deleting, tells its topics and capabilities, runs the cascade, and ends deleted with its counts; the root drops it', async () => {
@@ -118,7 +112,7 @@ describe('agent lifecycle (machines/agent.ts table)', () => {
     t.leo.send({ type: 'cap.open', input: { tokenId: 'cap_a', singleUse: false, expiresAt: 60000 } });
     t.leo.send({ type: 'webhook.open', fingerprint: 'f'.repeat(64) });
     const cap = t.root.system.get('cap:cap_a') as AnyActorRef;
-    t.leo.send({ type: 'agent.delete', at: 5, counts: { disposed_sessions: 1, revoked_capabilities: 1 } });
+    t.leo.send({ type: 'agent.delete', at: 5 });
     expect(t.leo.getSnapshot().value).toBe('deleting');
     expect(cap.getSnapshot()).toMatchObject({ value: 'revoked', context: { revokedAt: 5 } });
     expect(t.cascades).toEqual([{ agentId: 'leo', counts: { disposed_sessions: 1, revoked_capabilities: 1 } }]);
@@ -142,15 +136,15 @@ describe('agent lifecycle (machines/agent.ts table)', () => {
     expect(Object.keys(kids).some((k) => k.startsWith('cap:'))).toBe(false);
     expect(t.ids().filter((id) => id.startsWith('cap:'))).toHaveLength(300);
     const caps = tokens.map((id) => t.root.system.get(`cap:${id}`) as AnyActorRef);
-    t.leo.send({ type: 'agent.delete', at: 9, counts: {} });
+    t.leo.send({ type: 'agent.delete', at: 9 });
     expect(caps.every((c) => c.getSnapshot().value === 'revoked')).toBe(true);
     expect(t.ids().filter((id) => id.startsWith('cap:'))).toEqual([]);
   });
 
   it('when many agents are spawned, then they spread over the shelves of the root (ids with one prefix too), each once, and each can be looked up', () => {
     const t = tree();
-    for (let i = 0; i < 300; i++) t.root.send({ type: 'agent.spawn', profile: profile(`a${i}`, `/h${i}`) });
-    t.root.send({ type: 'agent.spawn', profile: profile('a7', '/other') });
+    for (let i = 0; i < 300; i++) t.root.send({ type: 'agent.spawn', profile: profile(`a${i}`, `/h${i}`), registered: true });
+    t.root.send({ type: 'agent.spawn', profile: profile('a7', '/other'), registered: true });
     const shelves = Object.keys(t.root.getSnapshot().children);
     expect(shelves.length).toBeGreaterThan(32);
     expect(shelves.every((id) => id.startsWith('agents:'))).toBe(true);
@@ -162,8 +156,8 @@ describe('agent lifecycle (machines/agent.ts table)', () => {
 
   it('when deleting receives agent.delete again, then nothing changes (one cascade)', () => {
     const t = tree();
-    t.leo.send({ type: 'agent.delete', at: 5, counts: {} });
-    t.leo.send({ type: 'agent.delete', at: 6, counts: {} });
+    t.leo.send({ type: 'agent.delete', at: 5 });
+    t.leo.send({ type: 'agent.delete', at: 6 });
     expect(t.cascades).toHaveLength(1);
   });
 
@@ -171,12 +165,12 @@ describe('agent lifecycle (machines/agent.ts table)', () => {
     const t = tree();
     const broken = topicQueueMachine.provide({ actions: { runTicket: () => { throw new Error('bug'); }, disposeSession: () => undefined } });
     const agent = agentMachine.provide({ actors: { topic: broken }, actions: { reportChildError: (_a, { childId }) => { t.errors.push(childId); } } });
-    const a = createActor(agent, { input: profile('solo', '/h') }).start();
+    const a = createActor(agent, { input: { profile: profile('solo', '/h'), registered: true } }).start();
     a.send({ type: 'topic.wake', ref: ref('main'), input: topicInput('main') });
     const child = a.getSnapshot().children['topic:main'] as AnyActorRef;
     child.send({ type: 'command.arrive', ticket: { cmd: '/x', requestId: null, via: 'exec', queuedAt: 0, startedAt: null } });
     expect(t.errors).toEqual(['topic:main']);
-    expect(a.getSnapshot().value).toBe('active');
+    expect(a.getSnapshot().value).toEqual({ active: 'ready' });
     expect(Object.keys(a.getSnapshot().children)).toEqual([]);
   });
 });

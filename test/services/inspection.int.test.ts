@@ -65,7 +65,7 @@ describe('the registry of live actors (behaviour.md §13.2 system ids)', () => {
       'agent:ann', 'agent:bob', 'topic:ann/main', 'topic:ann/work', 'topic:bob/main',
       `cap:${caps[0]}`, `cap:${caps[1]}`, 'webhook:ann', 'webhook:bob',
     ]));
-    expect(byId.get('agent:ann')).toMatchObject({ machine: 'agent', state: 'active', detail: { agent_id: 'ann' } });
+    expect(byId.get('agent:ann')).toMatchObject({ machine: 'agent', state: { active: 'ready' }, detail: { agent_id: 'ann' } });
     expect(byId.get(`cap:${caps[1]}`)).toMatchObject({ machine: 'capability', state: 'live', detail: { token_id: caps[1] } });
     expect(byId.get('webhook:bob')).toMatchObject({ machine: 'webhookToken', state: { exists: 'idle' } });
     expect(byId.get('topic:bob/main')).toMatchObject({ machine: 'topicQueue', state: 'idle', detail: { running: null, waiting: [] } });
