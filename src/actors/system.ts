@@ -7,7 +7,7 @@ import { WIRES, nounTitle, unknownIdentity, type WireDescription } from '../doma
 import type { InstallProgress } from '../domain/install.js';
 import type { QueueLimits } from '../domain/ticket.js';
 import type { HubName, TopicRef } from '../domain/topic.js';
-import { topicSystemId, type AgentProfile, type DeleteCounts } from '../machines/agent.js';
+import { topicSystemId, type AgentProfile } from '../machines/agent.js';
 import { checkAgentRoots } from '../effects/homePolicy.js';
 import { effectiveNetwork, effectiveSandbox } from '../domain/sandbox.js';
 import { killAll } from '../effects/processes.js';
