@@ -1,3 +1,4 @@
+import { TRACE_FORMAT } from '../domain/trace.js';
 import { TraceService } from '../services/traces.js';
 import { mountTraces } from '../http/routes/traces.js';
 import type { Feature } from './types.js';
@@ -10,7 +11,7 @@ export const tracesFeature: Feature = ({ directory, inspection, env, info, clock
   const traces = new TraceService({ directory, inspection, env }, { dataDir: info.dataDir, clock, port: info.port, version: info.version });
   if (recordTo) traces.start({ agentId: null, topic: null, note: `loom daemon --record ${recordTo}` }, recordTo);
   return {
-    describe: { traces: { routes: '/traces', format: 1 } },
+    describe: { traces: { routes: '/traces', format: TRACE_FORMAT } },
     onShutdown: () => traces.shutdown(),
     routes: [mountTraces(traces)],
   };

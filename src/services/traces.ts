@@ -83,7 +83,11 @@ export class TraceService {
     const offIntake = this.parts.inspection.observeIntake((ev) => {
       for (const t of this.live.values()) t.onIntake(ev);
     });
-    this.unsubscribe = () => { offCommands(); offIntake(); };
+    // Session changes reach a recording from the topics' own events (behaviour.md §13.7), never by reading a session.
+    const offSessions = this.parts.inspection.observeSessions((ev) => {
+      for (const t of this.live.values()) t.onSession(ev);
+    });
+    this.unsubscribe = () => { offCommands(); offIntake(); offSessions(); };
   }
 
   private quietIfIdle(): void {
