@@ -120,7 +120,7 @@ class Stepper {
 
   private topic(agentId: string, topicName: string): StepTopic {
     let topics = this.agents.get(agentId);
-    if (!topics) this.agents.set(agentId, (topics = new Map()));
+    if (!topics) this.agents.set(agentId, (topics = new Map<string, StepTopic>()));
     let t = topics.get(topicName);
     if (!t) {
       const ref = parseTopic(topicName) ?? { topic: topicName, type: 'tab' as const, name: topicName };

@@ -69,16 +69,13 @@ describeUnless(missing)('a recorded trace stepped through in chromium (behaviour
     const badge = await page.locator('#conn').textContent();
     expect(badge).toMatch(/^recorded .+ — not live$/);
     await expect(page.getByLabel('Previous step').isDisabled()).resolves.toBe(true);
-    const look = () => page.evaluate(() => {
-      const card = document.querySelector('article.topic[data-topic="q"]');
-      if (!card) return null;
-      return {
-        state: card.getAttribute('data-state'),
-        running: card.querySelector('.running code')?.textContent ?? null,
-        waiting: [...card.querySelectorAll('ol.waiting li code')].map((x) => x.textContent),
-        vars: card.querySelector('.step-vars')?.textContent ?? null,
-      };
-    });
+    // One evaluation per look; no card (the topic not yet in the trace) is null.
+    const look = async () => (await page.locator('article.topic[data-topic="q"]').evaluateAll((cards) => cards.map((card) => ({
+      state: card.getAttribute('data-state'),
+      running: card.querySelector('.running code')?.textContent ?? null,
+      waiting: [...card.querySelectorAll('ol.waiting li code')].map((x) => x.textContent),
+      vars: card.querySelector('.step-vars')?.textContent ?? null,
+    }))))[0] ?? null;
     for (let k = 1; k <= n; k++) {
       if (k > 1) {
         await page.getByLabel('Next step').click();
