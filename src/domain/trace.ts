@@ -1,4 +1,4 @@
-import { isAgentId } from './ids.js';
+import { isAgentId, VAR_NAME_RE } from './ids.js';
 import type { HeadMeta } from './ticket.js';
 import { cut, quoted } from './traceQuote.js';
 
@@ -10,8 +10,11 @@ export { QUOTE_MAX_CHARS, TRACE_LINE_MAX_BYTES, quoted } from './traceQuote.js';
  * serialiser the recorder and `loom replay --update` share is in traceLines.ts.
  */
 
-/** The one format version this Loom reads and writes (`loom_trace` of the header). */
-export const TRACE_FORMAT = 1;
+/** The format version this Loom writes (`loom_trace` of the header): 2 adds the queue and session fields of exec steps. */
+export const TRACE_FORMAT = 2;
+
+/** Every format version this Loom reads: a version 1 file replays and steps with what it carries. */
+export const TRACE_FORMATS_READ: readonly number[] = [1, 2];
 
 /** behaviour.md §14.2 header line. `trace_id`, `agent_id`, `topic` are what the recorder adds. */
 export interface TraceHeader {
@@ -62,7 +65,23 @@ export interface ExecStep extends StepBase {
   expect?: Expect;
   /** From arrival to answer in the recording (queue wait included). */
   duration_ms?: number;
+  /** Version 2: from arrival to start (the wait in the queue); absent for a refused command. */
+  queued_ms?: number;
+  /** Version 2: the topic's ticket (`t<n>`, in arrival order per topic). */
+  ticket?: string;
+  /** Version 2: what the command changed in its topic's session, in order (names, never values). */
+  session?: TraceSessionChange[];
 }
+
+/**
+ * A session change as a trace keeps it (version 2): the changes of behaviour.md §13.7 `history`,
+ * with variable names and never their values. `back`: the document came back from the history (/back).
+ */
+export type TraceSessionChange =
+  | { type: 'session.opened'; uri: string; title: string | null; back?: true }
+  | { type: 'session.navigated'; block: string | null }
+  | { type: 'session.closed' }
+  | { type: 'session.set' | 'session.cleared'; names: string[] };
 export interface WebhookStep extends StepBase { kind: 'webhook'; agent_id: string; text: string; expect?: Expect }
 export interface SleepStep extends StepBase { kind: 'sleep'; ms: number }
 
@@ -193,7 +212,47 @@ function parseExecStep(o: Obj, base: StepBase, agentId: string): ExecStep {
   if (expect) step.expect = expect;
   const d = nonNegative(o, 'duration_ms');
   if (d !== undefined) step.duration_ms = d;
+  const q = nonNegative(o, 'queued_ms');
+  if (q !== undefined) step.queued_ms = q;
+  if (o.ticket !== undefined) {
+    if (typeof o.ticket !== 'string' || !TICKET_RE.test(o.ticket)) throw new Error(`"ticket" must be t<number> (got ${quoted(o.ticket)})`);
+    step.ticket = o.ticket;
+  }
+  if (o.session !== undefined) step.session = parseSession(o.session);
   return step;
+}
+
+const TICKET_RE = /^t[1-9][0-9]{0,15}$/;
+
+/** A version 2 `session` list: each change one of TraceSessionChange, its fields checked. */
+function parseSession(v: unknown): TraceSessionChange[] {
+  if (!Array.isArray(v)) throw new Error('"session" must be an array of changes');
+  return v.map((c, i): TraceSessionChange => {
+    const at = `"session[${i}]"`;
+    if (!isObj(c)) throw new Error(`${at} must be an object`);
+    const text = (key: string, nullable: boolean): string | null => {
+      const x = c[key];
+      if (x === null && nullable) return null;
+      if (typeof x !== 'string') throw new Error(`${at}.${key} must be a string${nullable ? ' or null' : ''}`);
+      return x;
+    };
+    switch (c.type) {
+      case 'session.opened':
+        return { type: c.type, uri: text('uri', false) as string, title: text('title', true), ...(c.back === true ? { back: true as const } : {}) };
+      case 'session.navigated':
+        return { type: c.type, block: text('block', true) };
+      case 'session.closed':
+        return { type: c.type };
+      case 'session.set':
+      case 'session.cleared': {
+        const names = c.names;
+        if (!Array.isArray(names) || !names.every((n) => typeof n === 'string' && VAR_NAME_RE.test(n))) throw new Error(`${at}.names must be an array of variable names`);
+        return { type: c.type, names: names as string[] };
+      }
+      default:
+        throw new Error(`${at} has an unknown type ${quoted(c.type)} (use session.opened, session.navigated, session.closed, session.set, session.cleared)`);
+    }
+  });
 }
 
 /**
@@ -225,7 +284,7 @@ export function parseTraceLines(lines: readonly string[]): Trace {
     if (!isObj(value)) throw new TraceFormatError(line, 'each line must be one JSON object');
     if ('loom_trace' in value) {
       if (header || steps.length > 0) throw new TraceFormatError(line, 'a header line (loom_trace) may only come first');
-      if (value.loom_trace !== TRACE_FORMAT) throw new TraceFormatError(line, `unsupported trace format ${quoted(value.loom_trace)} (this Loom reads ${TRACE_FORMAT})`);
+      if (!TRACE_FORMATS_READ.includes(value.loom_trace as number)) throw new TraceFormatError(line, `unsupported trace format ${quoted(value.loom_trace)} (this Loom reads ${TRACE_FORMATS_READ.join(' and ')})`);
       header = value as unknown as TraceHeader;
       continue;
     }

@@ -14,8 +14,20 @@ export function stepLine(step: TraceStep): string {
 /** What stands in for an answer's content while the rest of its step is made JSON (StepLines). */
 const CONTENT_SLOT = '\u0000content\u0000';
 const CONTENT_SLOT_JSON = JSON.stringify(CONTENT_SLOT);
-/** What follows the content in a step's JSON as execStep builds it: the end of `expect`, then `duration_ms`. */
-const AFTER_CONTENT = /^\},"duration_ms":\d+\}$/;
+/** What follows the content in a step's JSON as execStep builds it: the end of `expect`, then `duration_ms`, `queued_ms`, `ticket`. */
+const AFTER_CONTENT = /^\},"duration_ms":\d+(?:,"queued_ms":\d+)?(?:,"ticket":"t\d+")?\}$/;
+
+/** The numbers and ticket written after the content: they differ from step to step, like `seq` and `t_ms`. */
+const TAIL_KEYS: ReadonlySet<string> = new Set(['seq', 't_ms', 'duration_ms', 'queued_ms', 'ticket']);
+/** A ticket id JSON writes as it is (`"t12"`): nothing to escape. */
+const PLAIN_TICKET = /^t\d+$/;
+
+/** The JSON after an exec step's content, as JSON.stringify writes it for the steps execStep builds. */
+function tailOf(step: ExecStep): string {
+  const queued = step.queued_ms === undefined ? '' : `,"queued_ms":${step.queued_ms}`;
+  const ticket = step.ticket === undefined ? '' : `,"ticket":"${step.ticket}"`;
+  return `},"duration_ms":${step.duration_ms}${queued}${ticket}}`;
+}
 
 /** A trace line as pieces (StepLines.parts): `head`, the content's JSON as bytes, `tail`, in that order. */
 export interface LineParts {
@@ -31,8 +43,9 @@ const SHAPES_MAX = 64;
 const finite = (n: unknown): boolean => typeof n === 'number' && Number.isFinite(n);
 
 /**
- * Whether exec step `b` makes the same JSON as `a` but for `seq`, `t_ms`, `duration_ms` and the
- * answer's content: the same keys in the same order and the same values everywhere else.
+ * Whether exec step `b` makes the same JSON as `a` but for `seq`, `t_ms`, the numbers and ticket
+ * after the answer, and the answer's content: the same keys in the same order and the same values
+ * everywhere else.
  */
 function sameShape(a: ExecStep, b: ExecStep): boolean {
   const ka = Object.keys(a);
@@ -41,7 +54,7 @@ function sameShape(a: ExecStep, b: ExecStep): boolean {
   for (let i = 0; i < ka.length; i++) {
     const k = ka[i] as keyof ExecStep;
     if (k !== kb[i]) return false;
-    if (k === 'seq' || k === 't_ms' || k === 'duration_ms') continue;
+    if (TAIL_KEYS.has(k)) continue;
     const same = k === 'expect' ? sameJson(a.expect, b.expect, (key, depth) => depth === 0 && key === 'content') : sameJson(a[k], b[k]);
     if (!same) return false;
   }
@@ -58,7 +71,7 @@ function sameShape(a: ExecStep, b: ExecStep): boolean {
  * without content, is one plain string; either way the bytes are those `stepLine` gives.
  *
  * It also keeps, per topic, the last step's JSON between `t_ms` and the content: a step that differs
- * from it only in `seq`, `t_ms`, `duration_ms` and content (the same command again, with the same
+ * from it only in `seq`, `t_ms`, its tail (TAIL_KEYS) and content (the same command again, with the same
  * head) reuses it, checked value by value (stepShape.ts), because JSON.stringify of the step is
  * most of what a line costs to make.
  */
@@ -72,9 +85,9 @@ export class StepLines {
     const expect = step.kind === 'exec' ? step.expect : undefined;
     const content = expect?.content;
     if (step.kind !== 'exec' || expect === undefined || content === undefined) return JSON.stringify(step);
-    const numbers = finite(step.seq) && finite(step.t_ms) && finite(step.duration_ms);
+    const numbers = finite(step.seq) && finite(step.t_ms) && finite(step.duration_ms) && (step.queued_ms === undefined || finite(step.queued_ms)) && (step.ticket === undefined || PLAIN_TICKET.test(step.ticket));
     const start = `{"seq":${step.seq},"t_ms":${step.t_ms}`;
-    const end = `},"duration_ms":${step.duration_ms}}`;
+    const end = numbers ? tailOf(step) : '';
     const known = numbers ? this.shapes.get(step.topic) : undefined;
     let head: string;
     let tail: string;

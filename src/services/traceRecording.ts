@@ -1,11 +1,12 @@
 import { TRACE_FILE_MAX_BYTES } from '../domain/limits.js';
 import type { EnvEntry } from '../domain/ports.js';
-import { TRACE_FORMAT, type TraceHeader, type TraceStep } from '../domain/trace.js';
+import type { SessionEvent } from '../domain/session.js';
+import { TRACE_FORMAT, type TraceHeader, type TraceSessionChange, type TraceStep } from '../domain/trace.js';
 import { StepLines } from '../domain/traceLines.js';
 import { scrub, ScrubMemo, templateSet, type ScrubContext, type Secret } from '../domain/traceText.js';
 import type { IntakeEvent } from './inspection.js';
 import type { CommandEvent } from '../domain/ticket.js';
-import { argumentFiles, documentFile, execRecord, execStep, openedFile, type ExecRecord, type OutcomeEvent, type UsedFile } from './traceSteps.js';
+import { argumentFiles, documentFile, execRecord, execStep, openedFile, traceSessionChange, type ExecRecord, type OutcomeEvent, type UsedFile } from './traceSteps.js';
 import { TraceWriter } from './traceWriter.js';
 
 /** One trace as GET /traces lists it (behaviour.md §14.1). */
@@ -69,6 +70,13 @@ type Pending =
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/**
+ * Session changes a topic keeps for its next finished command. A command's own changes reach its
+ * topic just before its answer (a handful); more only pile up when other commands change a quiet
+ * topic's session, and the oldest of those are dropped.
+ */
+const CHANGES_PER_TOPIC = 64;
+
 /** The shell word that changes to `cwd`: `~/…` below the home (a replay's home differs), else the path; quoted. */
 function cdTarget(cwd: string, home: string): string {
   const quote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -87,6 +95,8 @@ export class TraceRecording {
   private readonly files = new Set<string>();
   /** Topics (agent, topic) this trace has seen a command start in. */
   private readonly topics = new Set<string>();
+  /** Session changes a topic applied, waiting for the command that finishes next there (key: agent, topic). */
+  private readonly changes = new Map<string, TraceSessionChange[]>();
   /** File steps read when a command started, waiting for its outcome (key: agent, topic, ticket). */
   private readonly beforeRun = new Map<string, Pending[]>();
   /** Every secret value seen while recording (value → name): values only ever join. */
@@ -200,8 +210,29 @@ export class TraceRecording {
     if (steps.length > 0) this.beforeRun.set(`${ev.agentId}\0${ev.topic}\0${ev.ticket.id}`, steps);
   }
 
+  /**
+   * A session change of a topic (behaviour.md §13.7): a command's changes reach its topic right
+   * before its answer, so they are kept for the topic's next finished command.
+   */
+  onSession(ev: SessionEvent): void {
+    if (!this.wants(ev.agentId, ev.topic)) return;
+    const change = traceSessionChange(ev);
+    if (!change) return;
+    const key = `${ev.agentId}\0${ev.topic}`;
+    const list = this.changes.get(key);
+    if (!list) this.changes.set(key, [change]);
+    else if (list.push(change) > CHANGES_PER_TOPIC) list.shift();
+  }
+
   /** A command's outcome (finished or refused): recorded when it arrived after the trace started. */
   onCommand(ev: OutcomeEvent): void {
+    // Most topics change nothing in their sessions: the map is empty and no key is made.
+    let session: TraceSessionChange[] | undefined;
+    if (this.changes.size > 0 && ev.type === 'command.finished') {
+      const key = `${ev.agentId}\0${ev.topic}`;
+      session = this.changes.get(key);
+      if (session) this.changes.delete(key);
+    }
     if (!this.recorded(ev)) return;
     this.agent(ev.agentId, ev.ticket.queuedAt);
     // Files read when it started (rare: the map is empty for commands that name none).
@@ -219,6 +250,7 @@ export class TraceRecording {
     const templ = templateSet(ev.ticket.cmd);
     for (const [name, value] of templ.secrets) this.secrets.set(value, name);
     const rec = execRecord(ev);
+    if (session) rec.session = session;
     // An answer equal to the last one is kept as that same string, so the new copy dies young.
     const content = rec.expect.content;
     if (content !== undefined) {
@@ -300,6 +332,7 @@ export class TraceRecording {
     // Files read for commands that never finished while recording: their bytes go back to the budget.
     for (const steps of this.beforeRun.values()) for (const p of steps) if (p.kind === 'file') this.deps.fileBytes.release(p.bytes);
     this.beforeRun.clear();
+    this.changes.clear();
   }
 
   info(): TraceInfo {

@@ -7,7 +7,8 @@ import { TRACE_FILE_STEP_BYTES } from '../domain/limits.js';
 import { outcomeResult, outputOutcome, refusedOutcome } from '../domain/mcpTool.js';
 import { cmdDisplay, contentBody, contentString, refusalError } from '../domain/output.js';
 import type { CommandEvent } from '../domain/ticket.js';
-import type { ExecStep, Expect } from '../domain/trace.js';
+import type { SessionEvent } from '../domain/session.js';
+import type { ExecStep, Expect, TraceSessionChange } from '../domain/trace.js';
 import { scrub, type ScrubContext, type ScrubMemo } from '../domain/traceText.js';
 import { isInside } from '../effects/workspace.js';
 
@@ -44,14 +45,45 @@ export interface ExecRecord {
   agentId: string;
   topic: string;
   at: number;
-  ticket: Pick<OutcomeEvent['ticket'], 'via' | 'requestId' | 'cmd' | 'queuedAt'>;
+  ticket: Pick<OutcomeEvent['ticket'], 'id' | 'via' | 'requestId' | 'cmd' | 'queuedAt' | 'startedAt'>;
   expect: Expect;
+  /** What the command changed in its session (as its topic emitted it), not yet scrubbed. */
+  session?: TraceSessionChange[];
 }
 
 /** The {@link ExecRecord} of an outcome. */
 export function execRecord(ev: OutcomeEvent): ExecRecord {
-  const { via, requestId, cmd, queuedAt } = ev.ticket;
-  return { agentId: ev.agentId, topic: ev.topic, at: ev.at, ticket: { via, requestId, cmd, queuedAt }, expect: expectOf(ev) };
+  const { id, via, requestId, cmd, queuedAt, startedAt } = ev.ticket;
+  return { agentId: ev.agentId, topic: ev.topic, at: ev.at, ticket: { id, via, requestId, cmd, queuedAt, startedAt }, expect: expectOf(ev) };
+}
+
+/**
+ * A session change as a trace keeps it (behaviour.md §14.2, version 2): the changes the topic's
+ * history shows (§13.7), variables by name only; null for the others (base folder, shortcuts, read
+ * and undo records, action responses), which the inspector does not show either.
+ */
+export function traceSessionChange(ev: SessionEvent): TraceSessionChange | null {
+  switch (ev.type) {
+    case 'session.opened':
+      return { type: ev.type, uri: ev.doc.uri, title: ev.doc.title, ...(ev.pop ? { back: true as const } : {}) };
+    case 'session.navigated':
+      return { type: ev.type, block: ev.block };
+    case 'session.closed':
+      return { type: ev.type };
+    case 'session.set':
+      return { type: ev.type, names: ev.values.map(([name]) => name) };
+    case 'session.cleared':
+      return { type: ev.type, names: [...ev.names] };
+    default:
+      return null;
+  }
+}
+
+/** A recorded session change with its document address, title and block scrubbed like the answer's meta. */
+function scrubChange(c: TraceSessionChange, ctx: ScrubContext): TraceSessionChange {
+  if (c.type === 'session.opened') return { ...c, uri: scrub(c.uri, ctx), title: c.title === null ? null : scrub(c.title, ctx) };
+  if (c.type === 'session.navigated' && c.block !== null) return { ...c, block: scrub(c.block, ctx) };
+  return c;
 }
 
 /**
@@ -73,8 +105,12 @@ export function execStep(rec: ExecRecord, base: { seq: number; t_ms: number; cmd
   if (expect.error) expect.error = Object.fromEntries(Object.entries(expect.error).map(([k, v]) => [k, typeof v === 'string' ? scrub(v, ctx) : v]));
   const step: ExecStep = { seq: base.seq, t_ms: base.t_ms, kind: 'exec', via: t.via, agent_id: rec.agentId, topic: rec.topic, cmd: scrub(base.cmd, ctx) };
   if (t.requestId !== null) step.request_id = scrub(t.requestId, ctx);
+  if (rec.session) step.session = rec.session.map((c) => scrubChange(c, ctx));
   step.expect = expect;
   step.duration_ms = Math.max(0, rec.at - t.queuedAt);
+  // Version 2: when it left the queue, and its ticket (after the answer: StepLines keeps what comes before).
+  if (t.startedAt !== null) step.queued_ms = Math.max(0, t.startedAt - t.queuedAt);
+  step.ticket = t.id;
   return step;
 }
 

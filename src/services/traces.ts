@@ -13,6 +13,7 @@ import type { EnvStore } from '../domain/ports.js';
 import type { AgentDirectory } from '../actors/directory.js';
 import type { Inspection } from './inspection.js';
 import { FileStepBudget, TraceRecording, type TraceInfo } from './traceRecording.js';
+import { STEPPER_MAX_CHARS, stepsFromTrace, type StepsDocument } from './traceStepper.js';
 import { shellView } from './shells.js';
 
 export type { TraceInfo } from './traceRecording.js';
@@ -83,7 +84,11 @@ export class TraceService {
     const offIntake = this.parts.inspection.observeIntake((ev) => {
       for (const t of this.live.values()) t.onIntake(ev);
     });
-    this.unsubscribe = () => { offCommands(); offIntake(); };
+    // Session changes reach a recording from the topics' own events (behaviour.md §13.7), never by reading a session.
+    const offSessions = this.parts.inspection.observeSessions((ev) => {
+      for (const t of this.live.values()) t.onSession(ev);
+    });
+    this.unsubscribe = () => { offCommands(); offIntake(); offSessions(); };
   }
 
   private quietIfIdle(): void {
@@ -182,6 +187,20 @@ export class TraceService {
     const f = openAgentFile(await this.file(id));
     if ('refused' in f) throw unknown(id);
     return createReadStream('', { fd: f.fd, start: 0, end: Math.max(0, f.size - 1), autoClose: true });
+  }
+
+  /**
+   * GET /inspect/trace/<id> (behaviour.md §13.8): the trace as steps for the page, rebuilt from its
+   * file (flushed first while it records). Read through the bounded reader: a file that is no longer
+   * a regular file is unknown; one too large to step through is a 422 that says so.
+   */
+  async steps(id: string): Promise<StepsDocument> {
+    const read = readAgentFile(await this.file(id), STEPPER_MAX_CHARS);
+    if (isFileRefusal(read)) {
+      if (read.refused === 'too_large') throw new LoomError(422, `Cannot step through this trace: it is larger than ${STEPPER_MAX_CHARS} bytes`);
+      throw unknown(id);
+    }
+    return stepsFromTrace(read.data.toString('utf8'));
   }
 
   /** DELETE /traces/<id>[?purge=1]: stop (idempotent); `purge` also removes the file. */

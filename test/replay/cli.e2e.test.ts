@@ -62,7 +62,7 @@ describe('loom daemon --record <file> (behaviour.md §14.1)', () => {
     }
     expect(await exited).toBe(0);
     const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
-    expect(lines[0]).toMatchObject({ loom_trace: 1, agent_id: null, note: `loom daemon --record ${file}` });
+    expect(lines[0]).toMatchObject({ loom_trace: 2, agent_id: null, note: `loom daemon --record ${file}` });
     expect(lines.slice(1).map((s) => `${s.kind} ${s.agent_id} ${s.via ?? ''} ${s.cmd ?? ''}`.trim())).toEqual(['agent leo', 'exec leo exec /help', 'agent ana', 'exec ana mcp /info']);
   });
 

@@ -27,6 +27,23 @@ describe('trace format (behaviour.md §14.2)', () => {
     expect(t.steps.map((s) => [s.step.seq, s.step.kind, s.line])).toEqual([[1, 'agent', 4], [2, 'exec', 2]]);
   });
 
+  it('reads version 2 steps: queued_ms, ticket and the session changes (names only)', () => {
+    const t = parseTrace([
+      '{"loom_trace":2,"created_at":"2026-01-01T00:00:00.000Z"}',
+      JSON.stringify({ seq: 1, t_ms: 5, kind: 'exec', via: 'exec', agent_id: 'leo', topic: 'main', cmd: '/open ~/a.md', session: [
+        { type: 'session.opened', uri: 'file://~/a.md', title: null }, { type: 'session.navigated', block: '#b' },
+        { type: 'session.set', names: ['city'] }, { type: 'session.cleared', names: ['city'] }, { type: 'session.closed' },
+        { type: 'session.opened', uri: 'file://~/b.md', title: 'B', back: true },
+      ], expect: { status: 200 }, duration_ms: 9, queued_ms: 2, ticket: 't4' }),
+    ].join('\n'));
+    expect(t.header?.loom_trace).toBe(2);
+    expect(t.steps[0].step).toMatchObject({ queued_ms: 2, ticket: 't4', session: [
+      { type: 'session.opened', uri: 'file://~/a.md', title: null }, { type: 'session.navigated', block: '#b' },
+      { type: 'session.set', names: ['city'] }, { type: 'session.cleared', names: ['city'] }, { type: 'session.closed' },
+      { type: 'session.opened', uri: 'file://~/b.md', title: 'B', back: true },
+    ] });
+  });
+
   it('a hand-written script needs no header, seq, via, agent or expect', () => {
     const t = parseTrace('{"kind":"exec","cmd":"/help"}\n{"kind":"exec","topic":"notes","cmd":"/info"}\n');
     expect(t.header).toBeNull();
@@ -44,7 +61,14 @@ describe('trace format (behaviour.md §14.2)', () => {
     [`${header}\n{"seq":1,"kind":"sleep","ms":1}\n{"seq":1,"kind":"sleep","ms":1}\n`, 3, /^seq 1 is also used on line 2$/],
     [`${header}\n{"kind":"file","path":"/etc/passwd","content":"x"}\n`, 2, /^"path" must start with ~\/ and stay inside the home/],
     [`${header}\n{"kind":"file","path":"~/../x","content":"x"}\n`, 2, /stay inside the home/],
-    ['{"loom_trace":2}\n', 1, /^unsupported trace format 2 \(this Loom reads 1\)$/],
+    ['{"loom_trace":3}\n', 1, /^unsupported trace format 3 \(this Loom reads 1 and 2\)$/],
+    ['{"loom_trace":"2"}\n', 1, /^unsupported trace format "2" \(this Loom reads 1 and 2\)$/],
+    [`${header}\n{"kind":"exec","cmd":"/x","queued_ms":-1}\n`, 2, /^"queued_ms" must be a number ≥ 0$/],
+    [`${header}\n{"kind":"exec","cmd":"/x","ticket":"x1"}\n`, 2, /^"ticket" must be t<number> \(got "x1"\)$/],
+    [`${header}\n{"kind":"exec","cmd":"/x","session":{}}\n`, 2, /^"session" must be an array of changes$/],
+    [`${header}\n{"kind":"exec","cmd":"/x","session":[{"type":"session.set","names":["a b"]}]}\n`, 2, /^"session\[0\]".names must be an array of variable names$/],
+    [`${header}\n{"kind":"exec","cmd":"/x","session":[{"type":"__proto__"}]}\n`, 2, /^"session\[0\]" has an unknown type "__proto__"/],
+    [`${header}\n{"kind":"exec","cmd":"/x","session":[{"type":"session.opened","uri":7}]}\n`, 2, /^"session\[0\]".uri must be a string$/],
     [`{"kind":"sleep","ms":1}\n${header}\n`, 2, /^a header line \(loom_trace\) may only come first$/],
     [`${header}\n{"kind":"exec","cmd":"/x","expect":{"status":"200"}}\n`, 2, /^"expect.status" must be an integer$/],
     [`${header}\n{"kind":"sleep","ms":-5}\n`, 2, /^"ms" must be a number ≥ 0$/],

@@ -87,7 +87,7 @@ describe('POST/GET/DELETE /traces (behaviour.md §14.1)', () => {
     await Promise.all([slow, waiting]);
     await leo.mcpCall('main', '/info');
     const lines = await traceLines(app, id);
-    expect(lines[0]).toMatchObject({ loom_trace: 1, loom_version: '0.1.0', protocol: '0.1', trace_id: id, agent_id: 'leo', topic: null });
+    expect(lines[0]).toMatchObject({ loom_trace: 2, loom_version: '0.1.0', protocol: '0.1', trace_id: id, agent_id: 'leo', topic: null });
     const steps = lines.slice(1);
     expect(steps.map((s) => s.seq)).toEqual(steps.map((_s, i) => i + 1));
     expect(steps.map((s) => [s.kind, s.via ?? null, s.topic ?? null, s.cmd ?? s.path ?? s.agent_id])).toEqual([
@@ -109,6 +109,13 @@ describe('POST/GET/DELETE /traces (behaviour.md §14.1)', () => {
     // t_ms is the arrival, duration_ms arrival → answer: the waiting command arrived before the refused one.
     expect(steps[6].t_ms).toBeLessThan(steps[3].t_ms);
     expect(steps[5].duration_ms).toBeGreaterThanOrEqual(300);
+    // Version 2: each command's ticket in its topic (arrival order) and its wait before it started; refusals never started.
+    expect(steps.slice(3, 7).map((s) => s.ticket)).toEqual(['t3', 't4', 't1', 't2']);
+    expect([steps[3].queued_ms, steps[4].queued_ms, steps[5].queued_ms]).toEqual([undefined, undefined, 0]);
+    expect(steps[6].queued_ms).toBeGreaterThanOrEqual(200);
+    expect(steps[6].queued_ms).toBeLessThanOrEqual(steps[6].duration_ms);
+    // The /open's session change, as the topic emitted it.
+    expect(steps[2].session).toEqual([{ type: 'session.opened', uri: 'file://~/w.md', title: 'W' }]);
     const stop = await call(app.base, 'DELETE', `/traces/${id}`);
     expect(stop).toMatchObject({ status: 200, body: { trace_id: id, stopped: true, steps: 9 } });
   });

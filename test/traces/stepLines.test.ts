@@ -37,6 +37,12 @@ describe('StepLines', () => {
       exec('same', { seq: 16, cmd: '/say \u0000content\u0000' }),
       { seq: 17, t_ms: 2, kind: 'exec', via: 'exec', agent_id: 'leo', topic: 'main', cmd: '/x', expect: { status: 200, content: 'same', note: '\u0000content\u0000' }, duration_ms: 1 } as TraceStep,
       exec('\u0000content\u0000', { seq: 18 }),
+      // Version 2: the session changes before the answer, the wait and the ticket after it.
+      { ...exec('v2', { seq: 19, session: [{ type: 'session.set', names: ['a'] }] }), queued_ms: 3, ticket: 't9' } as TraceStep,
+      { ...exec('v2', { seq: 20 }), queued_ms: 0, ticket: 't10' } as TraceStep,
+      { ...exec('v2', { seq: 21 }), ticket: 't11' } as TraceStep,
+      // A ticket JSON would escape: the plain path.
+      { ...exec('v2', { seq: 22 }), ticket: 't"1' } as TraceStep,
     ];
     for (const step of steps) {
       const before = JSON.stringify(step);
@@ -71,6 +77,11 @@ describe('StepLines', () => {
       base(30), base(31),
       // A `content` key below the answer's own is compared like any other.
       base(32, {}, { content: 'x' }), base(33, {}, { content: 'y' }),
+      // Version 2 tails: the shape is kept while the wait and ticket change, and not across their presence.
+      { ...base(34), queued_ms: 0, ticket: 't1' } as TraceStep, { ...base(35), queued_ms: 7, ticket: 't2' } as TraceStep,
+      { ...base(36), ticket: 't3' } as TraceStep, { ...base(37), queued_ms: 1.5, ticket: 't4' } as TraceStep,
+      { ...base(38, { session: [{ type: 'session.closed' }] }), queued_ms: 0, ticket: 't5' } as TraceStep,
+      { ...base(39, { session: [{ type: 'session.set', names: ['b'] }] }), queued_ms: 0, ticket: 't6' } as TraceStep,
     ];
     for (const step of steps) {
       const p = lines.parts(step);

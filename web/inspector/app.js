@@ -167,6 +167,11 @@ $('agents').addEventListener('keydown', (ev) => {
   }
 });
 
-setInterval(tick, REDRAW_MS);
-setInterval(() => scheduleRefresh(0), REFRESH_MS);
-connect();
+// `/inspect?trace=<id>`: a recorded trace, stepped through (steps.js); no live feed.
+const traceId = new URLSearchParams(location.search).get('trace');
+if (traceId !== null) import('./steps.js').then((m) => m.startSteps(traceId));
+else {
+  setInterval(tick, REDRAW_MS);
+  setInterval(() => scheduleRefresh(0), REFRESH_MS);
+  connect();
+}
