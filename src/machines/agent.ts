@@ -108,6 +108,10 @@ export const webhookSystemId = (agentId: string): string => `webhook:${agentId}`
 export const installSystemId = (installId: string): string => `install:${installId}`;
 
 
+/** The empty queue and counts every agent starts with (shared: updates copy; an agent costs its fields only). */
+const NO_REGISTRATIONS: readonly PendingRegistration[] = Object.freeze([]);
+const NO_COUNTS: DeleteCounts = Object.freeze({});
+
 /** The empty topic set every agent starts with (never changed: updates copy). */
 const NO_TOPICS: ReadonlyMap<string, OpenTopic> = new Map();
 
@@ -171,13 +175,13 @@ export const agentMachine = setup({
       let topics = context.topics;
       // behaviour.md §9.5: a changed home or confinement ends the agent's sessions.
       if (out.closeTopics) for (const topic of [...topics.keys()]) topics = closeTopic(enqueue, childrenOf(self), topics, topic, out.at);
-      enqueue.assign({ profile: out.profile, registered: true, queue: context.queue.slice(1), topics });
+      enqueue.assign({ profile: out.profile, registered: true, queue: context.queue.length === 1 ? NO_REGISTRATIONS : context.queue.slice(1), topics });
       enqueue.emit({ type: 'agent.registered', id: head.id, ok: true, profile: out.profile, created: !context.registered });
     }),
     /** Storing the head of the queue failed: its caller gets the error; the profile is unchanged. */
     answerFailed: enqueueActions(({ enqueue, context, event }) => {
       const head = context.queue[0] as PendingRegistration;
-      enqueue.assign({ queue: context.queue.slice(1) });
+      enqueue.assign({ queue: context.queue.length === 1 ? NO_REGISTRATIONS : context.queue.slice(1) });
       enqueue.emit({ type: 'agent.registered', id: head.id, ok: false, error: (event as unknown as { error: unknown }).error });
     }),
     /** The deletion starts: count what it ends, and tell the children (spec §4.3 rule 3). */
@@ -195,7 +199,7 @@ export const agentMachine = setup({
 }).createMachine({
   id: 'agent',
   context: ({ input }) => ({
-    profile: input.profile, registered: input.registered, topics: NO_TOPICS, outcome: null, queue: [], taken: 0, deferredDelete: null, counts: {},
+    profile: input.profile, registered: input.registered, topics: NO_TOPICS, outcome: null, queue: NO_REGISTRATIONS, taken: 0, deferredDelete: null, counts: NO_COUNTS,
   }),
   initial: 'boot',
   on: {
