@@ -62,6 +62,13 @@ describe('GET /inspect/export (behaviour.md §13.8)', () => {
     for (const secret of ['env-secret-31337', 'session-secret-2718', 'body-secret-1618', 'second line', minted.secret, token, GHP, '/webhook/']) {
       expect([secret, text.includes(secret)]).toEqual([secret, false]);
     }
+    // docs/inspector.md shows the bundle through its jq line: the same fields and machines.
+    const shown = [...readFileSync(join(process.cwd(), 'docs', 'inspector.md'), 'utf8').matchAll(/```json\n([\s\S]*?)```/g)]
+      .map((m) => JSON.parse(m[1]) as Record<string, unknown>).find((b) => b.format === 'loom-inspector-bundle');
+    expect(shown).toEqual({
+      format: bundle.format, version: bundle.version, exported_at: expect.any(String), loom_version: bundle.loom_version,
+      agents: expect.any(Array), machines: Object.keys(bundle.machines).sort(),
+    });
   }, 30000);
 });
 
