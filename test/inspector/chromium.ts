@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { tempDir } from '../helpers/temp.js';
 
@@ -17,12 +18,21 @@ export function chromiumMissing(suite: string): string | null {
   return missing;
 }
 
-/** A headless browser with its own profile folder, and its first page. */
+/** The page-side probes (test/inspector/pageProbes.js), installed in every page before its own script. */
+const PROBES = join(process.cwd(), 'test', 'inspector', 'pageProbes.js');
+
+/** Call one of the page-side probes, e.g. `probe<string[]>(page, 'pastViewport()')`. */
+export function probe<T>(page: Page, call: string): Promise<T> {
+  return page.evaluate(`window.loomProbes.${call}`) as Promise<T>;
+}
+
+/** A headless browser with its own profile folder and the probes, and its first page. */
 export async function launchChromium(viewport: { width: number; height: number }): Promise<{ ctx: BrowserContext; page: Page; profile: string }> {
   const profile = tempDir('loom-chromium-');
   const ctx = await chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM, headless: true, viewport,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
+  await ctx.addInitScript({ path: PROBES });
   return { ctx, page: ctx.pages()[0] ?? (await ctx.newPage()), profile };
 }

@@ -1,11 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { rmSync } from 'node:fs';
 import type { BrowserContext, Page } from 'playwright-core';
 import { LoomClient } from '../../src/client/index.js';
 import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
 import { guaranteesSkipReason } from '../helpers/landlock.js';
 import { describeUnless } from '../helpers/nativeParts.js';
-import { chromiumMissing, launchChromium } from './chromium.js';
+import { chromiumMissing, launchChromium, probe } from './chromium.js';
 
 /**
  * behaviour.md §13.8 in chromium: the filters kept in the URL (a link shows the same view, a change
@@ -39,10 +39,7 @@ afterAll(async () => {
 }, 60000);
 
 /** What the page shows: each topic as `agent/topic`, and each shown row of its last commands. */
-const view = () => page.evaluate(() => [...document.querySelectorAll('article.topic')].map((t) => ({
-  topic: `${t.getAttribute('data-agent')}/${t.getAttribute('data-topic')}`,
-  rows: [...t.querySelectorAll('table.recent tbody tr')].map((r) => `${r.className} ${r.querySelector('code')?.textContent}`),
-})));
+const view = () => probe<Array<{ topic: string; rows: string[] }>>(page, 'topicsShown()');
 
 describeUnless(missing)('filters kept in the URL (behaviour.md §13.8)', () => {
   it('/inspect?failed=1 shows the failed command and hides the topic\'s successful one, and topics with no failure', async () => {
@@ -63,7 +60,7 @@ describeUnless(missing)('filters kept in the URL (behaviour.md §13.8)', () => {
     await page.waitForSelector('article.topic[data-topic="build"]');
     expect(await view()).toEqual([{ topic: 'ann/build', rows: ['failed /exec false'] }]);
     expect(await page.locator('#filter-text').inputValue()).toBe('agent:ann');
-    await page.waitForFunction(() => (document.getElementById('filter-state') as HTMLSelectElement).value === 'idle');
+    expect(await page.locator('#filter-state').inputValue()).toBe('idle');
 
     await page.locator('#filter-failed').uncheck();
     expect(new URL(page.url()).search).toBe('?agent=ann&state=idle');

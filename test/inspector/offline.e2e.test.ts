@@ -6,7 +6,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { LoomClient } from '../../src/client/index.js';
 import { describeUnless } from '../helpers/nativeParts.js';
 import { CLI, runCli, startDaemon, tempDir } from '../helpers/daemon.js';
-import { chromiumMissing, launchChromium } from './chromium.js';
+import { chromiumMissing, launchChromium, probe } from './chromium.js';
 
 /**
  * behaviour.md §13.8 "open without a daemon": `loom inspect <bundle>` serves the page for a bundle on
@@ -71,15 +71,6 @@ describeUnless(missing)('loom inspect <bundle> in chromium, no daemon running (b
     const sockets: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     page.on('websocket', (ws) => sockets.push(ws.url()));
-    // Every text the badge ever shows, from before the page's own script runs.
-    await page.addInitScript(() => {
-      const seen: string[] = [];
-      (window as unknown as { badgeTexts: string[] }).badgeTexts = seen;
-      new MutationObserver(() => {
-        const t = document.getElementById('conn')?.textContent ?? '';
-        if (seen[seen.length - 1] !== t) seen.push(t);
-      }).observe(document, { subtree: true, childList: true, characterData: true });
-    });
     await page.goto(s.url);
     await page.waitForSelector('#conn[data-conn="recorded"]');
     await page.waitForSelector('section.agent[data-agent="leo"] article.topic[data-topic="build"]');
@@ -89,8 +80,10 @@ describeUnless(missing)('loom inspect <bundle> in chromium, no daemon running (b
     await page.locator('article.topic[data-topic="build"]').click();
     await page.waitForSelector('#diagram svg[data-machine="topicQueue"] g.node.current[data-state="idle"]');
     await page.waitForTimeout(600);
-    const badges = await page.evaluate(() => (window as unknown as { badgeTexts: string[] }).badgeTexts);
-    expect(badges.some((b) => /\blive\b/.test(b) && !b.endsWith('not live'))).toBe(false);
+    // Every text the badge showed, from before the page's own script ran.
+    const badges = await probe<Array<[string, boolean]>>(page, 'badgeSeen');
+    expect(badges.length).toBeGreaterThan(0);
+    expect(badges.filter(([b]) => /\blive\b/.test(b) && !b.endsWith('not live'))).toEqual([]);
     expect(await page.locator('#gone').isHidden()).toBe(true);
     expect(sockets).toEqual([]);
     expect(errors).toEqual([]);
