@@ -56,9 +56,13 @@ const FORBIDDEN_PACKAGES: Record<string, RegExp> = {
   client: /^(xstate|express|lowdb)/,
   cli: /^(xstate|express|lowdb)/,
 };
-/** Documented exceptions: `loom daemon` loads the composition root lazily. */
+/**
+ * Documented exceptions: `loom daemon` loads the composition root lazily; `loom inspect <file>` loads
+ * the offline server (the page's files and the Host/Origin guard, no daemon) when it runs.
+ */
 const EXCEPTIONS = new Set([
   'cli/daemonEntry.ts -> main.ts',
+  'cli/inspectFiles.ts -> inspector/offline.ts',
   // The facade composes the inspection (it feeds it every topic's events).
   'actors/system.ts -> services/inspection.ts',
   'actors/system.ts -> services/inspectionSnapshot.ts',

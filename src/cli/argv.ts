@@ -39,9 +39,10 @@ export function leading(argv: string[]): Leading {
 /**
  * Subcommands whose first argument may be an absolute path: `loom install /srv/apps/weather` (or an
  * unquoted `~/apps/weather`, which the shell expands to one) installs it; it is not a command for a
- * topic named `install`. Likewise `loom replay /tmp/t.jsonl` replays that file (behaviour.md §14.3).
+ * topic named `install`. Likewise `loom replay /tmp/t.jsonl` replays that file (behaviour.md §14.3), and
+ * `loom inspect /tmp/night.json` serves that recorded bundle (behaviour.md §13.8).
  */
-export const PATH_FIRST = new Set(['install', 'replay']);
+export const PATH_FIRST = new Set(['install', 'replay', 'inspect']);
 
 /**
  * True when the word at `at` is a topic followed by a slash command or `-` (stdin): the one-command

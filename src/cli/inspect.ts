@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import type { InspectorSnapshot } from '../client/index.js';
 import { DaemonUnreachable } from '../client/index.js';
 import { shown } from '../domain/redact.js';
-import { CliFailure, client, examples, globals, guard, type CliParts, type GlobalOpts } from './common.js';
+import { CliFailure, client, examples, globals, guard, UsageError, type CliParts, type GlobalOpts } from './common.js';
+import { exportBundle, openRecorded } from './inspectFiles.js';
 import { renderTop } from './topView.js';
 
 /** behaviour.md §13.6: `loom top` redraws twice a second. */
@@ -28,6 +29,20 @@ function openInBrowser(url: string): Promise<boolean> {
   });
 }
 
+/** `--open`: open the URL, or fail with NO_BROWSER (exit 1) when there is no browser. */
+async function openOrFail(url: string): Promise<void> {
+  if (!(await openInBrowser(url))) throw new CliFailure({ error: 'no browser found', code: 'NO_BROWSER', message: 'set $BROWSER, or open the URL above by hand' });
+}
+
+/** `loom inspect [<file>] [--open] [--json] [--export <file>]` (behaviour.md §13.6, §13.8). */
+async function inspectCommand(opts: GlobalOpts, file: string | undefined, o: { open?: boolean; export?: string }): Promise<number> {
+  if (file !== undefined && o.export !== undefined) throw new UsageError('loom: inspect takes a file to open or --export <file>, not both');
+  if (o.export !== undefined) return exportBundle(opts, o.export);
+  if (file === undefined) return inspect(opts, o);
+  if (opts.json) throw new UsageError('loom: --json reads a running daemon; open a recorded file in the page (loom inspect <file>)');
+  return openRecorded(file, async (url) => { if (o.open) await openOrFail(url); });
+}
+
 /** `loom inspect [--open] [--json]` (behaviour.md §13.6). */
 async function inspect(opts: GlobalOpts, o: { open?: boolean }): Promise<number> {
   const c = client(opts, false);
@@ -40,7 +55,7 @@ async function inspect(opts: GlobalOpts, o: { open?: boolean }): Promise<number>
   }
   const url = pageUrl(opts);
   process.stdout.write(`${url}\n`);
-  if (o.open && !(await openInBrowser(url))) throw new CliFailure({ error: 'no browser found', code: 'NO_BROWSER', message: 'set $BROWSER, or open the URL above by hand' });
+  if (o.open) await openOrFail(url);
   return 0;
 }
 
@@ -105,10 +120,13 @@ async function top(opts: GlobalOpts): Promise<number> {
 /** `loom inspect` and `loom top`: the state inspector from the shell (behaviour.md §13.6). */
 export function inspectCli({ program }: CliParts): void {
   examples(program.command('inspect')
-    .description('Print the URL of the state inspector page (--open opens it; --json prints the snapshot)')
-    .option('--open', 'open the inspector page in the browser ($BROWSER, else xdg-open/open; exit 1 when there is none)'), [
+    .description('Print the URL of the state inspector page (--open opens it; --json prints the snapshot); with a file, serve a recorded bundle read-only until Ctrl-C')
+    .argument('[file]', 'a bundle written by --export (GET /inspect/export): served on a free 127.0.0.1 port, no daemon needed')
+    .option('--open', 'open the inspector page in the browser ($BROWSER, else xdg-open/open; exit 1 when there is none)')
+    .option('--export <file>', 'write the snapshot and machine catalogue (GET /inspect/export) to <file>, mode 0600'), [
     'loom inspect', 'loom inspect --open', 'loom inspect --json   # agents, topics, queues (GET /inspect/state)',
-  ]).action((o: { open?: boolean }) => guard(globals(program), () => inspect(globals(program), o)));
+    'loom inspect --export night.json   # a bundle to attach to a report', 'loom inspect night.json --open   # the page for that bundle, no daemon needed',
+  ]).action((file: string | undefined, o: { open?: boolean; export?: string }) => guard(globals(program), () => inspectCommand(globals(program), file, o)));
   examples(program.command('top')
     .description('Live terminal view of agents, topics, running and waiting commands (q quits)'), [
     'loom top', 'loom --port 3924 top', 'loom --json top   # one snapshot, as loom inspect --json',

@@ -202,6 +202,8 @@ export class LoomClient {
   listCapabilities(agentId?: string) { return this.json<{ capabilities: Array<Record<string, unknown>> }>('GET', `/capabilities${agentId ? `?agent_id=${encodeURIComponent(agentId)}` : ''}`); }
   /** GET /inspect/state: the state inspector's snapshot (behaviour.md §13.2). */
   inspectState() { return this.json<InspectorSnapshot>('GET', '/inspect/state'); }
+  /** GET /inspect/export: the snapshot and the machine catalogue as one bundle (behaviour.md §13.8). */
+  inspectExport() { return this.json<Record<string, unknown>>('GET', '/inspect/export'); }
   /** The inbox as JSON (beyond spec: `GET /agents/{id}/events`), newest first; pending only unless `all`. */
   events(agentId: string, all = false) { return this.json<{ agent_id: string; pending: number; acked: number; events: EventJson[] } & { error?: string }>('GET', `/agents/${encodeURIComponent(agentId)}/events${all ? '?all=1' : ''}`); }
   event(agentId: string, eventId: string) { return this.json<EventJson & { error?: string }>('GET', `/agents/${encodeURIComponent(agentId)}/events/${encodeURIComponent(eventId)}`); }

@@ -56,6 +56,11 @@ export const PERSISTENT_VAR_BYTES = 65536;
 export const REQUEST_ID_MAX = 256;
 /** behaviour.md §13.1: an inspector WebSocket client whose send buffer exceeds this is closed (code 1013). */
 export const INSPECTOR_WS_BUFFER_BYTES = 1048576;
+/**
+ * behaviour.md §13.8 (chosen here): the largest file `loom inspect <file>` opens. A bundle of a busy
+ * daemon is a few MiB; the page holds the whole file in memory, so a larger one is refused up front.
+ */
+export const INSPECTOR_FILE_MAX_BYTES = 64 * 1024 * 1024;
 /** behaviour.md §14.2 (chosen here): shorter values are not replaced in answers (they would hit ordinary words). */
 export const TRACE_SECRET_MIN_CHARS = 4;
 /** behaviour.md §14.1 (chosen here): traces recording at once; one more is refused with 429. */

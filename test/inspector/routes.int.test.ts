@@ -18,7 +18,8 @@ describe('GET /inspect and its assets (behaviour.md §13.1)', () => {
     expect(r.headers['content-security-policy']).toContain("connect-src 'self'");
     expect(r.headers['access-control-allow-origin']).toBe('*');
     const refs = [...r.body.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
-    expect(refs).toEqual(['data:,', '/inspect/assets/style.css', '/inspect/assets/app.js']);
+    // Its own assets, and the link that downloads its bundle (behaviour.md §13.8): nothing of another origin.
+    expect(refs).toEqual(['data:,', '/inspect/assets/style.css', '/inspect/assets/app.js', '/inspect/export']);
   });
 
   it.each([

@@ -2,6 +2,7 @@
 // a few times a second, reconnects by itself and says so plainly when the daemon is gone.
 
 import { drawMachine } from './diagram.js';
+import { active, parseText, readFilters, textOf, writeFilters } from './filters.js';
 import { Model } from './model.js';
 import { renderHistory } from './timeline.js';
 import { renderAgents } from './view.js';
@@ -18,7 +19,7 @@ const RETRY_MAX_MS = 5000;
 
 const $ = (id) => document.getElementById(id);
 const model = new Model();
-const ui = { selected: null, machines: null, conn: 'connecting', lostAt: null, attempts: 0, refreshTimer: null, received: 0, rateAt: 0, busy: false, drawnAt: 0 };
+const ui = { selected: null, machines: null, conn: 'connecting', lostAt: null, attempts: 0, refreshTimer: null, received: 0, rateAt: 0, busy: false, drawnAt: 0, filters: readFilters(location.search), recorded: null };
 
 function setConn(state, text) {
   ui.conn = state;
@@ -48,6 +49,7 @@ async function loadStatic() {
   model.limits = { queue: describe.limits?.queue_max ?? model.limits.queue, waitMs: describe.limits?.queue_wait_ms ?? model.limits.waitMs };
   ui.machines = machines;
   $('meta').textContent = `loom ${describe.version} · ${describe.instance?.label ?? ''}`;
+  showFilters();
 }
 
 /** A refresh of what has no live message (event counts, capabilities, documents), soon but not per message. */
@@ -74,14 +76,17 @@ function connect() {
     ui.attempts = 0;
     ui.lostAt = null;
     $('gone').hidden = true;
-    setConn('live', 'live');
     loadStatic().catch(() => undefined);
   };
   ws.onmessage = (ev) => {
     // The snapshot is one object; every later frame is an array of live messages, in order.
     const data = JSON.parse(ev.data);
     if (!Array.isArray(data)) {
-      if (data.type === 'snapshot') model.applySnapshot(data);
+      if (data.type !== 'snapshot') return;
+      model.applySnapshot(data);
+      // Live only once there is something to show: before the snapshot the page knows nothing yet.
+      setConn('live', 'live');
+      redraw();
       return;
     }
     // A coalesced frame (under a flood) leads with what it left out: counted for the busy rate.
@@ -145,9 +150,42 @@ function tick() {
 function redraw() {
   ui.drawnAt = performance.now();
   const now = model.now();
-  renderAgents($('agents'), model, { now, selected: ui.selected });
+  const { shown, total } = renderAgents($('agents'), model, { now, selected: ui.selected, filters: ui.filters });
+  $('filter-count').textContent = model.loaded && active(ui.filters) ? `showing ${shown} of ${total} topic${total === 1 ? '' : 's'}` : '';
   renderDetail(now);
 }
+
+/** The filter controls show `ui.filters`; the state list offers the topic machine's states. */
+function showFilters() {
+  const f = ui.filters;
+  if (document.activeElement !== $('filter-text')) $('filter-text').value = textOf(f);
+  $('filter-failed').checked = f.failed;
+  const states = (ui.machines?.topicQueue?.states ?? []).filter((s) => !s.parent).map((s) => s.id);
+  if (f.state && !states.includes(f.state)) states.push(f.state);
+  const select = $('filter-state');
+  const want = ['', ...states];
+  if ([...select.options].map((o) => o.value).join('\n') !== want.join('\n')) {
+    select.replaceChildren(...want.map((v) => new Option(v || 'any', v)));
+  }
+  select.value = f.state;
+}
+
+/** A filter changed: kept in the URL (so a link shows the same view), then drawn. */
+function setFilters(next) {
+  ui.filters = next;
+  history.replaceState(history.state, '', `${location.pathname}${writeFilters(next, location.search)}${location.hash}`);
+  showFilters();
+  redraw();
+}
+
+$('filter-text').addEventListener('input', (ev) => setFilters({ ...ui.filters, ...parseText(ev.target.value) }));
+$('filter-failed').addEventListener('change', (ev) => setFilters({ ...ui.filters, failed: ev.target.checked }));
+$('filter-state').addEventListener('change', (ev) => setFilters({ ...ui.filters, state: ev.target.value }));
+$('filter-clear').addEventListener('click', () => {
+  $('filter-text').value = '';
+  setFilters({ ...ui.filters, agent: '', topic: '', q: '', failed: false, state: '' });
+});
+$('filters').addEventListener('submit', (ev) => ev.preventDefault());
 
 function select(actor) {
   ui.selected = actor;
@@ -167,11 +205,58 @@ $('agents').addEventListener('keydown', (ev) => {
   }
 });
 
-// `/inspect?trace=<id>`: a recorded trace, stepped through (steps.js); no live feed.
-const traceId = new URLSearchParams(location.search).get('trace');
-if (traceId !== null) import('./steps.js').then((m) => m.startSteps(traceId));
-else {
+/** `2026-01-05 10:00:01`, in the browser's time zone. */
+function wallClock(iso) {
+  const d = new Date(iso);
+  const p = (n) => String(n).padStart(2, '0');
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
+}
+
+/**
+ * A recorded file served by `loom inspect <file>` (behaviour.md §13.8): one snapshot and the machines,
+ * read once; no WebSocket, no refresh, and time stands still at the moment it was recorded.
+ */
+async function openRecorded(describe) {
+  ui.recorded = describe.recorded;
+  document.body.classList.add('recorded');
+  setConn('recorded', `recorded ${wallClock(describe.recorded.at)} — not live`);
+  $('conn').title = `${describe.recorded.kind} ${describe.recorded.file ?? ''}, served read-only by loom inspect`.trim();
+  $('meta').textContent = `loom ${describe.version} · ${describe.recorded.file ?? describe.recorded.kind}`;
+  const [state, machines] = await Promise.all([fetchJson('/inspect/state'), fetchJson('/inspect/machines')]);
+  ui.machines = machines;
+  model.applySnapshot(state, { frozen: true });
+  showFilters();
+  redraw();
+}
+
+/** Live from a daemon's WebSocket, or a recorded file: `/describe` says which (its `recorded`). */
+async function start() {
+  // `/inspect?trace=<id>`: a recorded trace, stepped through (steps.js); no live feed.
+  const traceId = new URLSearchParams(location.search).get('trace');
+  if (traceId !== null) {
+    const steps = await import('./steps.js');
+    steps.startSteps(traceId);
+    return;
+  }
+  showFilters();
+  let describe = null;
+  try {
+    describe = await fetchJson('/describe');
+  } catch {
+    // No daemon yet: the WebSocket's failures say so, and it keeps trying.
+  }
+  if (describe?.recorded) {
+    await openRecorded(describe);
+    return;
+  }
   setInterval(tick, REDRAW_MS);
   setInterval(() => scheduleRefresh(0), REFRESH_MS);
   connect();
 }
+
+start().catch((err) => {
+  setConn('gone', 'could not load');
+  const g = $('gone');
+  g.hidden = false;
+  g.textContent = `The inspector could not load: ${err.message}`;
+});

@@ -39,6 +39,8 @@ export class Model {
     /** When the page first connected (daemon ms): where the transitions it saw itself start. */
     this.watchingSince = null;
     this.limits = { ...DEFAULT_LIMITS };
+    /** Set for a recorded snapshot: the moment the page's clock stays at. */
+    this.frozenAt = null;
   }
 
   reset() {
@@ -52,14 +54,18 @@ export class Model {
     this.loaded = false;
   }
 
-  /** The daemon's clock now. */
+  /** The daemon's clock now; a recorded picture's own moment, which does not move. */
   now() {
-    return Date.now() + this.clockOffset;
+    return this.frozenAt ?? Date.now() + this.clockOffset;
   }
 
-  /** A whole snapshot (the first WebSocket message): the picture starts again from it. */
-  applySnapshot(s) {
+  /**
+   * A whole snapshot (the first WebSocket message): the picture starts again from it. `frozen`: a
+   * recorded snapshot (behaviour.md §13.8), whose times stay as they were when it was taken.
+   */
+  applySnapshot(s, { frozen = false } = {}) {
     this.reset();
+    this.frozenAt = frozen ? ms(s.at) : null;
     this.clockOffset = ms(s.at) - Date.now();
     this.version = s.version;
     this.startedAt = ms(s.at) - s.uptime_ms;

@@ -44,8 +44,10 @@ function axis(start, span) {
   const step = STEPS_MS.find((s) => span / s <= MAX_TICKS) ?? STEPS_MS[STEPS_MS.length - 1];
   const ticks = [];
   for (let t = Math.ceil(start / step) * step; t <= start + span; t += step) {
-    const tick = h('span', { class: 'tick' }, clock(t));
-    tick.style.left = `${((t - start) / span) * 100}%`;
+    const at = ((t - start) / span) * 100;
+    // A tick near an end is written inside the axis, not centred across its edge.
+    const tick = h('span', { class: at > 92 ? 'tick end' : at < 8 ? 'tick start' : 'tick' }, clock(t));
+    tick.style.left = `${at}%`;
     ticks.push(tick);
   }
   return h('div', { class: 'axis', 'aria-hidden': 'true' }, ticks);

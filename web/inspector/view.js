@@ -4,6 +4,7 @@
 // agent (keyed), only their contents are redrawn, so a click never lands on a replaced element.
 
 import { bar, duration, fill, h } from './dom.js';
+import { agentShown, failedCommand, filterKey, isRefusal, NO_FILTERS, topicShown } from './filters.js';
 import { topicKey } from './model.js';
 
 const agentCards = new Map();
@@ -73,16 +74,21 @@ function resultText(r, t) {
   return r.code ?? 'failed';
 }
 
-function recentView(t) {
+/** The last commands, newest first; under `failed only`, the ones that did not succeed. */
+function recentView(t, failedOnly) {
   if (t.recent.length === 0) return h('p', { class: 'recent-none' }, 'no finished commands yet');
-  const rows = [...t.recent].reverse().map((r) => {
-    const kind = r.ok ? 'ok' : ['QUEUE_FULL', 'QUEUE_TIMEOUT', 'BUSY'].includes(r.code) ? 'refused' : 'failed';
+  const shown = failedOnly ? t.recent.filter(failedCommand) : t.recent;
+  const caption = failedOnly
+    ? `${shown.length} failed of the last ${t.recent.length} command${t.recent.length === 1 ? '' : 's'}`
+    : `last ${t.recent.length} command${t.recent.length === 1 ? '' : 's'}`;
+  const rows = [...shown].reverse().map((r) => {
+    const kind = r.ok ? 'ok' : isRefusal(r) ? 'refused' : 'failed';
     return h('tr', { class: kind, data: { ticket: r.ticket } },
       h('td', { class: 'result' }, resultText(r, t)), h('td', {}, h('code', {}, r.cmd)),
       h('td', { class: 'num' }, duration(r.duration_ms)), h('td', { class: 'num' }, duration(r.queued_ms)), h('td', { class: 'via' }, r.via));
   });
   return h('table', { class: 'recent' },
-    h('caption', {}, `last ${t.recent.length} command${t.recent.length === 1 ? '' : 's'}`),
+    h('caption', {}, caption),
     h('thead', {}, h('tr', {}, h('th', {}, 'result'), h('th', {}, 'command'), h('th', {}, 'ran'), h('th', {}, 'waited'), h('th', {}, 'via'))),
     h('tbody', {}, rows));
 }
@@ -102,10 +108,12 @@ function topicCard(t, ctx) {
   // Unchanged since it was drawn and showing no live time: left as it is. Rebuilding every card at
   // every tick cost an idle page ~90 ms of CPU a second in style and layout (bench/inspector).
   const live = t.running !== null || t.waiting.length > 0;
-  if (!live && card.drawnFrom === t && card.drawnRev === t.rev && card.drawnSelected === ctx.selected) return card;
+  const filters = filterKey(ctx.filters);
+  if (!live && card.drawnFrom === t && card.drawnRev === t.rev && card.drawnSelected === ctx.selected && card.drawnFilters === filters) return card;
   card.drawnFrom = t;
   card.drawnRev = t.rev;
   card.drawnSelected = ctx.selected;
+  card.drawnFilters = filters;
   // A live shell is its own actor (shell:<agent>/<topic>): selecting it draws the shell machine.
   const shellAttrs = t.shell && t.shell.state !== 'none' ? selectable(`shell:${key}`, ctx.selected) : {};
   const shell = t.shell ? h('p', { ...shellAttrs, class: `shell${shellAttrs.class ? ' selected' : ''}` }, `shell ${t.shell.state ?? ''}`, t.shell.pid ? ` · pid ${t.shell.pid}` : '', t.shell.cwd ? ` · ${t.shell.cwd}` : '') : null;
@@ -114,7 +122,7 @@ function topicCard(t, ctx) {
     h('header', {}, h('span', { class: 'name' }, t.topic), ' ', h('span', { class: 'type' }, t.type ?? ''),
       h('span', { class: 'state', data: { state: t.state } }, t.state),
       h('span', { class: 'count', title: `${t.waiting.length} of at most ${t.queueLimit} commands wait behind the running one; one more is refused with QUEUE_FULL` }, `waiting ${t.waiting.length}/${t.queueLimit}`)),
-    runningView(t, ctx.now), waitingView(t, ctx.now), shell, doc, recentView(t));
+    runningView(t, ctx.now), waitingView(t, ctx.now), shell, doc, recentView(t, ctx.filters.failed));
 }
 
 function capabilitiesView(a, ctx) {
@@ -141,17 +149,31 @@ function agentHeader(a, ctx) {
     h('h2', selectable(`agent:${a.agentId}`, ctx.selected), a.agentId),
     h('span', { class: 'home' }, a.home ?? ''),
     ev ? h('span', { class: 'events' }, `inbox ${ev.pending} pending · ${ev.acked} acked · ${ev.streams} stream${ev.streams === 1 ? '' : 's'}`) : null,
-    h('span', { ...selectable(`webhook:${a.agentId}`, ctx.selected), class: `webhook ${a.webhook ? 'on' : 'off'}${ctx.selected === `webhook:${a.agentId}` ? ' selected' : ''}` }, a.webhook ? 'webhook on' : 'no webhook'),
-    sandboxView(a));
+    h('span', { ...selectable(`webhook:${a.agentId}`, ctx.selected), class: `webhook ${a.webhook ? 'on' : 'off'}${ctx.selected === `webhook:${a.agentId}` ? ' selected' : ''}` }, a.webhook ? 'webhook on' : 'no webhook'));
 }
 
-/** The agent's sandbox (behaviour.md §15.5): mode, network policy when confined, its recent denials. */
+/** How many of an agent's recent sandbox denials its card lists (the snapshot keeps the last 20). */
+const DENIALS_SHOWN = 3;
+
+/**
+ * The agent's sandbox (behaviour.md §15.5, §13.8): its mode, its network policy when confined, and
+ * its recent denials, newest first with their time.
+ */
 function sandboxView(a) {
-  if (a.sandbox !== 'workspace') return h('span', { class: 'sandbox none' }, 'sandbox: none');
-  const net = a.network && typeof a.network === 'object' ? `allow ${a.network.allow.join(', ')}` : a.network ?? 'public';
-  const recent = a.denials.slice(-3).reverse().map((d) => h('li', {}, `${d.kind} ${d.target} (${d.reason})`));
-  return h('span', { class: 'sandbox workspace' }, `sandbox: workspace · network ${net}`,
-    recent.length ? h('ul', { class: 'denials', 'aria-label': 'recent sandbox denials' }, ...recent) : null);
+  if (a.sandbox !== 'workspace') {
+    return h('div', { class: 'sandbox', data: { mode: 'none' } }, h('span', { class: 'mode', title: "the agent's programs run unconfined (no sandbox)" }, 'sandbox none'));
+  }
+  const net = a.network && typeof a.network === 'object' ? `allow ${(a.network.allow ?? []).join(', ')}` : a.network ?? 'public';
+  const recent = a.denials.slice(-DENIALS_SHOWN).reverse().map((d) => h('li', { data: { kind: d.kind } },
+    h('time', {}, d.at ? clock(d.at) : ''), ' ', `${d.kind} ${d.target}`, h('span', { class: 'reason' }, ` (${d.reason})`)));
+  const more = a.denials.length > DENIALS_SHOWN ? `${a.denials.length - DENIALS_SHOWN} earlier` : null;
+  return h('div', { class: 'sandbox', data: { mode: 'workspace' } },
+    h('span', { class: 'mode', title: "the agent's programs are confined to its workspace (Landlock)" }, 'sandbox workspace'), ' · ',
+    h('span', { class: 'network', title: 'where its programs may connect, through the egress proxy' }, `network ${net}`), ' · ',
+    recent.length
+      ? h('span', { class: 'denials-head' }, `${a.denials.length} recent denial${a.denials.length === 1 ? '' : 's'}`)
+      : h('span', { class: 'denials-head none' }, 'no recent denials'),
+    recent.length ? h('ul', { class: 'denials', 'aria-label': 'recent sandbox denials' }, recent, more ? h('li', { class: 'more' }, more) : null) : null);
 }
 
 /** Whether `el`'s children are exactly `nodes`, in order. */
@@ -169,15 +191,27 @@ function agentSection(a) {
   return sec;
 }
 
-/** Draw every agent and topic into `root`. `ctx`: { now, selected }. */
+/**
+ * Draw every agent and topic that passes the filters into `root`. `ctx`: { now, selected, filters }.
+ * Returns how many topics show, of how many.
+ */
 export function renderAgents(root, model, ctx) {
-  if (!model.loaded) return;
-  const agents = [...model.agents.values()].sort((x, y) => (x.agentId < y.agentId ? -1 : 1));
+  if (!model.loaded) return { shown: 0, total: 0 };
+  const filters = ctx.filters ?? NO_FILTERS;
+  ctx = { ...ctx, filters };
   const topicsByAgent = new Map();
+  let total = 0;
+  let shownTopics = 0;
   for (const t of model.topics.values()) {
+    total++;
+    if (!topicShown(t, filters)) continue;
+    shownTopics++;
     if (!topicsByAgent.has(t.agentId)) topicsByAgent.set(t.agentId, []);
     topicsByAgent.get(t.agentId).push(t);
   }
+  const agents = [...model.agents.values()]
+    .filter((a) => agentShown(a, topicsByAgent.get(a.agentId)?.length ?? 0, filters))
+    .sort((x, y) => (x.agentId < y.agentId ? -1 : 1));
   const keep = new Set();
   const sections = agents.map((a) => {
     const sec = agentSection(a);
@@ -188,7 +222,7 @@ export function renderAgents(root, model, ctx) {
     if (live || sec.drawnFrom !== a || sec.drawnRev !== a.rev || sec.drawnSelected !== ctx.selected) {
       // Only the head is replaced: the topic cards stay attached (moving them costs a restyle of all).
       for (const p of sec.parts) p.remove();
-      sec.parts = [agentHeader(a, ctx), capabilitiesView(a, ctx), installsView(a, ctx)].filter((x) => x !== null);
+      sec.parts = [agentHeader(a, ctx), sandboxView(a), capabilitiesView(a, ctx), installsView(a, ctx)].filter((x) => x !== null);
       sec.el.prepend(...sec.parts);
       sec.drawnFrom = a;
       sec.drawnRev = a.rev;
@@ -207,6 +241,7 @@ export function renderAgents(root, model, ctx) {
     topicCards.delete(key);
   }
   for (const id of [...agentCards.keys()]) if (!model.agents.has(id)) agentCards.delete(id);
-  if (sections.length === 0) fill(root, h('p', { class: 'empty' }, 'No agents registered.'));
+  if (sections.length === 0) fill(root, h('p', { class: 'empty' }, model.agents.size === 0 ? 'No agents registered.' : 'Nothing matches the filters.'));
   else if (!holds(root, sections)) fill(root, sections);
+  return { shown: shownTopics, total };
 }
