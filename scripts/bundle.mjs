@@ -80,14 +80,19 @@ const lazyBuiltins = {
   name: 'lazy-builtins',
   setup(b) {
     b.onResolve({ filter: /^node:/ }, (a) => (LAZY_BUILTINS.includes(a.path) && a.namespace !== 'lazy-builtin' ? { path: a.path, namespace: 'lazy-builtin' } : undefined));
-    b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (a) => ({ contents: getterModule(Object.keys(requireHere(a.path)), JSON.stringify(a.path)), loader: 'js' }));
+    b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (a) => ({ contents: getterModule(requireHere(a.path), JSON.stringify(a.path)), loader: 'js' }));
   },
 };
 
-/** A CommonJS module whose exports `names` are getters over `require(<specifier>)`, required at first read. */
-function getterModule(names, specifier) {
-  const getters = names.filter((k) => k !== 'default').map((k) => `${JSON.stringify(k)}: { enumerable: true, get: () => load()[${JSON.stringify(k)}] }`).join(',\n');
-  return `let real;\nconst load = () => (real ??= require(${specifier}));\nObject.defineProperties(module.exports, {\n${getters}\n});\n`;
+/**
+ * A CommonJS stand-in for `real` (a module's exports): each of its exports is a getter that requires
+ * `<specifier>` at first read. When `real` is a function (express), the stand-in is one too, which
+ * calls or constructs the real one.
+ */
+function getterModule(real, specifier) {
+  const getters = Object.keys(real).filter((k) => k !== 'default').map((k) => `${JSON.stringify(k)}: { enumerable: true, get: () => load()[${JSON.stringify(k)}] }`).join(',\n');
+  const callable = typeof real === 'function' ? 'module.exports = function (...args) { return new.target ? Reflect.construct(load(), args, new.target) : load().apply(this, args); };\n' : '';
+  return `let real;\nconst load = () => (real ??= require(${specifier}));\n${callable}Object.defineProperties(module.exports, {\n${getters}\n});\n`;
 }
 
 /**
@@ -105,6 +110,8 @@ const LAZY_PACKAGES = [
   { name: 'mime-types', file: 'lazy-mime-types.cjs' },
   { name: 'mdast-util-from-markdown', file: 'lazy-markdown.cjs' },
   { name: 'qs', file: 'lazy-qs.cjs' },
+  // Last: it requires mime-types and qs, which keep their own files (and stand-ins) inside it.
+  { name: 'express', file: 'lazy-express.cjs' },
 ];
 
 async function buildLazyPackages() {
@@ -112,22 +119,24 @@ async function buildLazyPackages() {
     await build({
       stdin: { contents: `module.exports = require(${JSON.stringify(p.name)});`, resolveDir: root, loader: 'js' },
       outfile: join(out, p.file), bundle: true, format: 'cjs', platform: 'node', target: 'node20', minifyWhitespace: true, logLevel: 'warning',
+      external: ['iconv-lite'], plugins: [lazyPackages(p.name)],
     });
   }
 }
 
-const lazyPackages = {
+/** Every import of a LAZY_PACKAGES package (but `building`, the one being bundled) gets its stand-in. */
+const lazyPackages = (building) => ({
   name: 'lazy-packages',
   setup(b) {
-    const byName = new Map(LAZY_PACKAGES.map((p) => [p.name, p]));
+    const byName = new Map(LAZY_PACKAGES.filter((p) => p.name !== building).map((p) => [p.name, p]));
     b.onResolve({ filter: /^[a-z@][^/]*$/ }, (a) => (byName.has(a.path) && a.namespace !== 'lazy-package' ? { path: a.path, namespace: 'lazy-package' } : undefined));
     b.onResolve({ filter: /^\.\/lazy-.*\.cjs$/, namespace: 'lazy-package' }, (a) => ({ path: a.path, external: true }));
     b.onLoad({ filter: /.*/, namespace: 'lazy-package' }, (a) => {
       const p = byName.get(a.path);
-      return { contents: getterModule(Object.keys(requireHere(join(out, p.file))), JSON.stringify('./' + p.file)), loader: 'js' };
+      return { contents: getterModule(requireHere(join(out, p.file)), JSON.stringify('./' + p.file)), loader: 'js' };
     });
   },
-};
+});
 
 /** The entry's imports of the command tree and of the daemon stay imports of the files beside it. */
 const fullStaysOutside = {
@@ -179,7 +188,7 @@ async function buildNodePty() {
 
 await buildNodePty();
 await buildLazyPackages();
-await build({ ...common, entryPoints: [join(out, 'full.js'), join(out, 'daemonEntry.js')], splitting: true, chunkNames: `${CHUNK_PREFIX}[name]-[hash]`, plugins: [httpAsCommonJs, lazyPackages] });
+await build({ ...common, entryPoints: [join(out, 'full.js'), join(out, 'daemonEntry.js')], splitting: true, chunkNames: `${CHUNK_PREFIX}[name]-[hash]`, plugins: [httpAsCommonJs, lazyPackages()] });
 // The entry, as CommonJS (no banner: CommonJS has require). main.js, tsc's output it is built from,
 // is then replaced by the ES module that runs it.
 await build({ ...common, banner: undefined, format: 'cjs', entryPoints: [join(out, 'main.js')], outdir: undefined, outfile: join(out, 'main.cjs'), plugins: [lazyBuiltins, fullStaysOutside] });
