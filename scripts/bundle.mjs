@@ -99,12 +99,13 @@ function getterModule(real, specifier) {
  * Packages the daemon needs only when a request does, not to reach its ready line: the MIME table
  * (mime-types and mime-db's 150 KiB of data, which Express's modules require at load and index at
  * once, but call only to name a response's type), the CommonMark parser (micromark and its entity
- * tables, for the first document opened) and qs with its helpers (Express's extended query parser;
- * Loom keeps Express 5's simple one). Each is bundled into a CommonJS file of its own
+ * tables, for the first document opened), qs with its helpers (Express's extended query parser;
+ * Loom keeps Express 5's simple one) and Express itself with the packages under it (its app is made
+ * after the ready line, src/daemon.ts compose). Each is bundled into a CommonJS file of its own
  * beside the bundle (dist/cli/lazy-<name>.cjs), and every import of the package in the bundle gets a
  * stand-in whose exports are getters that require that file at first use: a start neither parses
  * nor runs them. Safe because every importer reads the exports when it calls them
- * (`mime.lookup(…)`, `fromMarkdown(…)`, `qs.parse(…)`), never at load.
+ * (`mime.lookup(…)`, `fromMarkdown(…)`, `qs.parse(…)`, `express()`), never at load.
  */
 const LAZY_PACKAGES = [
   { name: 'mime-types', file: 'lazy-mime-types.cjs' },
