@@ -29,13 +29,18 @@
 //
 // The daemon has an entry of its own, dist/cli/daemonEntry.js (sharing chunks with full.js), so
 // `loom daemon` reaches it without the command tree.
-// The entry: `loom <topic> <command…>` runs once per tool call of an agent host, so main.js serves it
-// (and `--version`) alone: one file with the options, the client and node:http, no commander and no
-// chunk to resolve; `import('./daemonEntry.js')` for a plain `loom daemon` line, and
-// `import('./full.js')` for every other command. Its few shared modules
-// (common.ts, the client) are bundled twice, once here and once in full.js; both copies hold no state.
+// The entry: `loom <topic> <command…>` runs once per tool call of an agent host, so main.ts serves it
+// (and `--version`) alone, bundled into dist/cli/main.cjs: one CommonJS file with the options, the
+// client and node:http, no commander and no chunk to resolve. CommonJS because running an ES module
+// loads Node's ES module loader first (a few ms of every call on Node 20, decision 0021); bin/loom.js
+// (CommonJS too: bin/package.json) requires it. `import('./daemonEntry.js')` for a plain
+// `loom daemon` line and `import('./full.js')` for every other command load the ES bundles only
+// then. dist/cli/main.js, the path `npm start`, the service unit and MCP configurations name, is a
+// two-line ES module that requires main.cjs, so both ways in run the same file. Its few shared
+// modules (common.ts, the client) are bundled twice, once there and once in full.js; both copies
+// hold no state.
 import { build } from 'esbuild';
-import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -47,7 +52,7 @@ const requireHere = createRequire(import.meta.url);
 
 // Chunk names carry a content hash: remove the previous build's so they do not pile up. tsc's map of
 // main.js would describe the file this build replaces.
-for (const f of readdirSync(out)) if (f.startsWith(CHUNK_PREFIX) || f === 'main.js.map' || f === 'full.js.map' || f === 'daemonEntry.js.map' || f.startsWith('lazy-')) rmSync(join(out, f));
+for (const f of readdirSync(out)) if (f.startsWith(CHUNK_PREFIX) || f === 'main.js.map' || f === 'full.js.map' || f === 'daemonEntry.js.map' || f.startsWith('lazy-') || f === 'main.cjs') rmSync(join(out, f));
 
 /**
  * `import … from 'node:http'` is bundled as `require('node:http')`. On Node 22 and 24 an ES import of
@@ -64,34 +69,50 @@ const httpAsCommonJs = {
 };
 
 /**
- * The entry takes every Node module through require, not only node:http: on Node 24 an ES import of
- * node:fs builds its namespace too, which loads fs/promises (time and memory of a call that never
- * uses it). Not applied to the daemon's build, which loads those modules anyway. sideEffects: false lets
- * esbuild drop a require nothing uses (node:crypto, for the id helpers the entry never calls).
+ * Node modules the entry loads on first use, not at start: node:os (the home folder comes from $HOME
+ * when it is set, cli/common.ts homeDir, as os.homedir() itself reads it). Every import of one gets a
+ * stand-in whose exports are getters that require the module when first read. Node's other modules
+ * of the entry (fs, path) are loaded by Node's own start-up already, and node:http is needed.
  */
-const builtinsAsCommonJs = {
-  name: 'node-builtins-as-commonjs',
+const LAZY_BUILTINS = ['node:os'];
+
+const lazyBuiltins = {
+  name: 'lazy-builtins',
   setup(b) {
-    b.onResolve({ filter: /^node:/ }, (a) => (a.kind === 'import-statement' || a.kind === 'dynamic-import' ? { path: a.path, namespace: 'node-builtin-cjs', sideEffects: false } : undefined));
-    b.onLoad({ filter: /.*/, namespace: 'node-builtin-cjs' }, (a) => ({ contents: `module.exports = require(${JSON.stringify(a.path)});`, loader: 'js' }));
+    b.onResolve({ filter: /^node:/ }, (a) => (LAZY_BUILTINS.includes(a.path) && a.namespace !== 'lazy-builtin' ? { path: a.path, namespace: 'lazy-builtin' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (a) => ({ contents: getterModule(requireHere(a.path), JSON.stringify(a.path)), loader: 'js' }));
   },
 };
+
+/**
+ * A CommonJS stand-in for `real` (a module's exports): each of its exports is a getter that requires
+ * `<specifier>` at first read. When `real` is a function (express), the stand-in is one too, which
+ * calls or constructs the real one.
+ */
+function getterModule(real, specifier) {
+  const getters = Object.keys(real).filter((k) => k !== 'default').map((k) => `${JSON.stringify(k)}: { enumerable: true, get: () => load()[${JSON.stringify(k)}] }`).join(',\n');
+  const callable = typeof real === 'function' ? 'module.exports = function (...args) { return new.target ? Reflect.construct(load(), args, new.target) : load().apply(this, args); };\n' : '';
+  return `let real;\nconst load = () => (real ??= require(${specifier}));\n${callable}Object.defineProperties(module.exports, {\n${getters}\n});\n`;
+}
 
 /**
  * Packages the daemon needs only when a request does, not to reach its ready line: the MIME table
  * (mime-types and mime-db's 150 KiB of data, which Express's modules require at load and index at
  * once, but call only to name a response's type), the CommonMark parser (micromark and its entity
- * tables, for the first document opened) and qs with its helpers (Express's extended query parser;
- * Loom keeps Express 5's simple one). Each is bundled into a CommonJS file of its own
+ * tables, for the first document opened), qs with its helpers (Express's extended query parser;
+ * Loom keeps Express 5's simple one) and Express itself with the packages under it (its app is made
+ * after the ready line, src/daemon.ts compose). Each is bundled into a CommonJS file of its own
  * beside the bundle (dist/cli/lazy-<name>.cjs), and every import of the package in the bundle gets a
  * stand-in whose exports are getters that require that file at first use: a start neither parses
  * nor runs them. Safe because every importer reads the exports when it calls them
- * (`mime.lookup(…)`, `fromMarkdown(…)`, `qs.parse(…)`), never at load.
+ * (`mime.lookup(…)`, `fromMarkdown(…)`, `qs.parse(…)`, `express()`), never at load.
  */
 const LAZY_PACKAGES = [
   { name: 'mime-types', file: 'lazy-mime-types.cjs' },
   { name: 'mdast-util-from-markdown', file: 'lazy-markdown.cjs' },
   { name: 'qs', file: 'lazy-qs.cjs' },
+  // Last: it requires mime-types and qs, which keep their own files (and stand-ins) inside it.
+  { name: 'express', file: 'lazy-express.cjs' },
 ];
 
 async function buildLazyPackages() {
@@ -99,27 +120,24 @@ async function buildLazyPackages() {
     await build({
       stdin: { contents: `module.exports = require(${JSON.stringify(p.name)});`, resolveDir: root, loader: 'js' },
       outfile: join(out, p.file), bundle: true, format: 'cjs', platform: 'node', target: 'node20', minifyWhitespace: true, logLevel: 'warning',
+      external: ['iconv-lite'], plugins: [lazyPackages(p.name)],
     });
   }
 }
 
-const lazyPackages = {
+/** Every import of a LAZY_PACKAGES package (but `building`, the one being bundled) gets its stand-in. */
+const lazyPackages = (building) => ({
   name: 'lazy-packages',
   setup(b) {
-    const byName = new Map(LAZY_PACKAGES.map((p) => [p.name, p]));
+    const byName = new Map(LAZY_PACKAGES.filter((p) => p.name !== building).map((p) => [p.name, p]));
     b.onResolve({ filter: /^[a-z@][^/]*$/ }, (a) => (byName.has(a.path) && a.namespace !== 'lazy-package' ? { path: a.path, namespace: 'lazy-package' } : undefined));
     b.onResolve({ filter: /^\.\/lazy-.*\.cjs$/, namespace: 'lazy-package' }, (a) => ({ path: a.path, external: true }));
     b.onLoad({ filter: /.*/, namespace: 'lazy-package' }, (a) => {
       const p = byName.get(a.path);
-      const names = Object.keys(requireHere(join(out, p.file))).filter((k) => k !== 'default');
-      const getters = names.map((k) => `${JSON.stringify(k)}: { enumerable: true, get: () => load()[${JSON.stringify(k)}] }`).join(',\n');
-      return {
-        contents: `let real;\nconst load = () => (real ??= require(${JSON.stringify('./' + p.file)}));\nObject.defineProperties(module.exports, {\n${getters}\n});\n`,
-        loader: 'js',
-      };
+      return { contents: getterModule(requireHere(join(out, p.file)), JSON.stringify('./' + p.file)), loader: 'js' };
     });
   },
-};
+});
 
 /** The entry's imports of the command tree and of the daemon stay imports of the files beside it. */
 const fullStaysOutside = {
@@ -171,5 +189,14 @@ async function buildNodePty() {
 
 await buildNodePty();
 await buildLazyPackages();
-await build({ ...common, entryPoints: [join(out, 'full.js'), join(out, 'daemonEntry.js')], splitting: true, chunkNames: `${CHUNK_PREFIX}[name]-[hash]`, plugins: [httpAsCommonJs, lazyPackages] });
-await build({ ...common, entryPoints: [join(out, 'main.js')], plugins: [builtinsAsCommonJs, fullStaysOutside] });
+await build({ ...common, entryPoints: [join(out, 'full.js'), join(out, 'daemonEntry.js')], splitting: true, chunkNames: `${CHUNK_PREFIX}[name]-[hash]`, plugins: [httpAsCommonJs, lazyPackages()] });
+// The entry, as CommonJS (no banner: CommonJS has require). main.js, tsc's output it is built from,
+// is then replaced by the ES module that runs it.
+await build({ ...common, banner: undefined, format: 'cjs', entryPoints: [join(out, 'main.js')], outdir: undefined, outfile: join(out, 'main.cjs'), plugins: [lazyBuiltins, fullStaysOutside] });
+writeFileSync(join(out, 'main.js'), [
+  '#!/usr/bin/env node',
+  "// The `loom` entry as an ES module path (npm start, the service unit, MCP configurations): runs main.cjs (scripts/bundle.mjs).",
+  "import { createRequire } from 'node:module';",
+  "createRequire(import.meta.url)('./main.cjs');",
+  '',
+].join('\n'));

@@ -37,7 +37,10 @@ export { adoptDataDir, type ProcessWatch } from './effects/leftoverProcesses.js'
 export interface Composition {
   system: LoomSystem;
   ctx: AppContext;
-  app: ReturnType<typeof createApp>;
+  /** The Express app, made at its first request or by `warm` (whichever comes first). */
+  app: (req: IncomingMessage, res: ServerResponse) => void;
+  /** Make what `app` makes at its first request now: after the ready line, while nothing asks. */
+  warm(): void;
   /** Set the bound port once listening (URLs printed by commands use it). */
   setPort(port: number): void;
   /** The request log (behaviour.md §2.13), or null when turned off. */
@@ -82,10 +85,14 @@ export async function compose(config: DaemonConfig, opts: { clock?: Clock; memor
   // POST /exec, the hot path, is answered before Express like the /fs plane, behind the app's one entry check.
   const edge = { cors: corsHeaders(wire.header), allowedOrigins: config.allowedOrigins, identity: wire };
   const ctx: AppContext = { system, wire, allowedOrigins: config.allowedOrigins, onShutdown: opts.onShutdown ?? (() => undefined), fastPaths: [execRoute(system, wire), ...fastRoutes].map((r) => fastPath(edge, r)), upgrades };
-  const app = createApp(ctx, routes);
+  // The Express app (every route but the fast paths) is not needed to reach the ready line: made at
+  // its first request, or by warm() once the daemon listens. Express itself loads with it (the bundle
+  // loads the package on first use, scripts/bundle.mjs).
+  let app: ReturnType<typeof createApp> | undefined;
+  const made = () => (app ??= createApp(ctx, routes));
   const log = opts.requestLog ?? {};
   const requestLog = log === false ? null : new RequestLogFile(join(config.dataDir, wire.files.requestLogs), { echo: log.echo });
-  return { system, ctx, app, setPort: (p) => { port = p; }, requestLog, denials, setEgress: (p) => { egress = p; } };
+  return { system, ctx, app: (req, res) => { made()(req, res); }, warm: () => { made(); }, setPort: (p) => { port = p; }, requestLog, denials, setEgress: (p) => { egress = p; } };
 }
 
 /**

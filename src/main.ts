@@ -102,6 +102,10 @@ export async function runDaemon(opts: DaemonRunOptions = {}): Promise<void> {
   process.stdout.write(`loom listening on http://127.0.0.1:${config.port}\n`);
   // After the ready line: start-up has loaded and compiled what it needs (see heapTuning.ts).
   tuneHeapAfterStart();
+  // What the first request would make (the Express app), made now unless a request came first:
+  // the ready line does not wait for it, and a request that arrives meanwhile waits no longer than
+  // it would have had it been made before listening.
+  setImmediate(() => c.warm());
 }
 
 /**

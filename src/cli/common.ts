@@ -31,9 +31,20 @@ export type CliModule = (parts: CliParts) => void;
 /** The global options as commander parsed them. */
 export const globals = (program: Command): GlobalOpts => program.opts<GlobalOpts>();
 
+/**
+ * The OS user's home, as os.homedir() answers it: libuv reads $HOME first when it is set (even
+ * empty), and only then the password database. Read here so that the one-command form, which
+ * needs the home on every call (exec.ts, untilde), does not load node:os for it (the entry bundle
+ * loads Node modules on first use, scripts/bundle.mjs).
+ */
+export function homeDir(): string {
+  const home = process.env.HOME;
+  return home !== undefined && process.platform !== 'win32' ? home : homedir();
+}
+
 /** The data directory the CLI shares with the daemon (pid file, logs, default agent). */
 export function dataDir(): string {
-  return process.env.SVC_DATA_DIR && process.env.SVC_DATA_DIR !== '' ? process.env.SVC_DATA_DIR : join(homedir(), '.loom');
+  return process.env.SVC_DATA_DIR && process.env.SVC_DATA_DIR !== '' ? process.env.SVC_DATA_DIR : join(homeDir(), '.loom');
 }
 
 /** A usage error: the CLI prints it and exits 2 (behaviour.md §2.13). */

@@ -1,5 +1,4 @@
-import { homedir } from 'node:os';
-import { CliFailure, UsageError, agentFailure, cliAgent, client, httpFailure, print, type GlobalOpts } from './common.js';
+import { CliFailure, UsageError, agentFailure, cliAgent, client, homeDir, httpFailure, print, type GlobalOpts } from './common.js';
 
 /** Read the whole of stdin as UTF-8 (`loom <topic> -`). */
 async function readStdin(): Promise<string> {
@@ -19,7 +18,7 @@ const inside = (path: string, dir: string) => path === dir || path.startsWith(di
  * the path lies inside the agent's workspace (home or allowed paths), where it already works.
  */
 export async function untilde(opts: GlobalOpts, words: string[]): Promise<string[]> {
-  const home = homedir();
+  const home = homeDir();
   if (!home || home === '/' || !words.some((w) => inside(w, home))) return words;
   const agents = await client(opts, false).identities();
   const me = agents.list.find((a) => a.id === cliAgent(opts));

@@ -1,15 +1,25 @@
 #!/usr/bin/env node
 import { isExecForm, leading } from './argv.js';
 import { guard } from './common.js';
-import { enableCompileCache } from './compileCache.js';
 import { execForm } from './exec.js';
 import { printVersion } from './version.js';
+
+/**
+ * Turn on V8's compile cache before a large bundle loads (compileCache.ts). Imported here, not at
+ * the top: node:module, which it needs, loads part of Node's ES module loader on Node 20, which the
+ * one-command form never uses.
+ */
+async function compileCacheOn(): Promise<void> {
+  (await import('./compileCache.js')).enableCompileCache();
+}
 
 /**
  * The `loom` entry. Agent hosts run `loom <topic> <command…>` once per tool call, so that form (and
  * `--version`) is served from this file's small bundle: options, the client and one HTTP request.
  * `loom daemon` goes straight to the daemon when its options read plainly (daemonArgs.ts).
  * Every other call loads the command tree (full.ts: commander and every command family).
+ * The bundle is CommonJS (dist/cli/main.cjs, scripts/bundle.mjs), so no ES module is loaded until
+ * one of those two imports runs.
  */
 async function entry(argv: string[]): Promise<void> {
   // The completion scripts' helper reads the command tree.
@@ -21,13 +31,13 @@ async function entry(argv: string[]): Promise<void> {
     }
     const daemon = argv[lead.at] === 'daemon' ? (await import('./daemonArgs.js')).daemonForm(argv, lead) : null;
     if (daemon) {
-      enableCompileCache();
+      await compileCacheOn();
       const { runDaemon } = await import('./daemonEntry.js');
       return runDaemon(daemon);
     }
   }
   // Before the command tree loads, so that its compiled code can come from the cache (Node >= 22.1).
-  enableCompileCache();
+  await compileCacheOn();
   const { main } = await import('./full.js');
   return main(argv);
 }
@@ -39,4 +49,6 @@ process.stdout.on('error', (err: NodeJS.ErrnoException) => {
   throw err;
 });
 
-await entry(process.argv.slice(2));
+// No top-level await: the bundle is CommonJS. A rejection ends the process with its stack, as an
+// uncaught error would.
+void entry(process.argv.slice(2));
