@@ -63,19 +63,19 @@ describeUnless(missing)('filters kept in the URL (behaviour.md §13.8)', () => {
     expect(await page.locator('#filter-state').inputValue()).toBe('idle');
 
     await page.locator('#filter-failed').uncheck();
-    expect(await page.evaluate(() => location.search)).toBe('?agent=ann&state=idle');
+    expect(await page.evaluate('location.search')).toBe('?agent=ann&state=idle');
     await page.waitForSelector('article.topic[data-topic="notes"]');
     expect(await view()).toEqual([
       { topic: 'ann/build', rows: ['failed /exec false', 'ok /exec true'] },
       { topic: 'ann/notes', rows: ['ok /exec echo fine'] },
     ]);
     await page.locator('#filter-text').fill('topic:notes echo');
-    expect(await page.evaluate(() => location.search)).toBe('?topic=notes&q=echo&state=idle');
+    expect(await page.evaluate('location.search')).toBe('?topic=notes&q=echo&state=idle');
     expect((await view()).map((t) => t.topic)).toEqual(['ann/notes']);
     // The state filter offers the topic machine's states.
     expect(await page.locator('#filter-state option').allTextContents()).toEqual(expect.arrayContaining(['any', 'idle', 'executing', 'closed']));
     await page.locator('#filter-clear').click();
-    expect(await page.evaluate(() => location.search)).toBe('');
+    expect(await page.evaluate('location.search')).toBe('');
     expect((await view()).map((t) => t.topic)).toEqual(['ann/build', 'ann/notes']);
   });
 
