@@ -41,6 +41,8 @@ export interface Composition {
   app: (req: IncomingMessage, res: ServerResponse) => void;
   /** Make what `app` makes at its first request now: after the ready line, while nothing asks. */
   warm(): void;
+  /** The Express app itself, made now if it is not yet (what reads its routes: the audit of readers). */
+  express(): ReturnType<typeof createApp>;
   /** Set the bound port once listening (URLs printed by commands use it). */
   setPort(port: number): void;
   /** The request log (behaviour.md §2.13), or null when turned off. */
@@ -92,7 +94,7 @@ export async function compose(config: DaemonConfig, opts: { clock?: Clock; memor
   const made = () => (app ??= createApp(ctx, routes));
   const log = opts.requestLog ?? {};
   const requestLog = log === false ? null : new RequestLogFile(join(config.dataDir, wire.files.requestLogs), { echo: log.echo });
-  return { system, ctx, app: (req, res) => { made()(req, res); }, warm: () => { made(); }, setPort: (p) => { port = p; }, requestLog, denials, setEgress: (p) => { egress = p; } };
+  return { system, ctx, app: (req, res) => { made()(req, res); }, warm: () => { made(); }, express: made, setPort: (p) => { port = p; }, requestLog, denials, setEgress: (p) => { egress = p; } };
 }
 
 /**

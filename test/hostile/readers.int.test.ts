@@ -59,7 +59,7 @@ function allowed(port: number, path: string): Promise<string[]> {
 
 /** Every `METHOD /path` the app answers: Express routes by their 405 `Allow`, and the upgrades. */
 async function registeredRoutes(t: TestApp): Promise<string[]> {
-  const stack = (t.c.app as unknown as { router: { stack: Array<{ route?: { path: unknown } }> } }).router.stack;
+  const stack = (t.c.express() as unknown as { router: { stack: Array<{ route?: { path: unknown } }> } }).router.stack;
   const paths = stack.flatMap((l) => (l.route ? [l.route.path instanceof RegExp ? '/fs/*' : String(l.route.path).replace(/\{\*\w+\}/g, '*')] : []));
   expect(paths.length).toBeGreaterThan(20);
   const out: string[] = [];
