@@ -46,7 +46,7 @@ const COMMAND_WORD_MAX = 80;
 export function logPath(url: string): string {
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
-  return path.replace(/^\/webhook\/[^/]*/, '/webhook/<token>');
+  return !path.startsWith('/webhook/') ? path : path.replace(/^\/webhook\/[^/]*/, '/webhook/<token>');
 }
 
 /** The command word of a command text: its first token up to whitespace, lower-cased, or null. */
