@@ -99,6 +99,21 @@ const withStart = (id: string, t: NewTicket, startedAt: number | null): Ticket =
 
 type Ctx = TopicQueueContext;
 
+/**
+ * The ticket an event names, by its type (an `in` test on events of many shapes is a slow lookup
+ * on every command).
+ */
+function ticketIdOf(event: TopicQueueEvent): string | undefined {
+  switch (event.type) {
+    case 'command.done':
+    case 'command.leave':
+    case 'command.expire':
+      return event.ticketId;
+    default:
+      return undefined;
+  }
+}
+
 const hasShell = (self: AnyActorRef): boolean => Object.hasOwn((self.getSnapshot() as { children: Record<string, AnyActorRef> }).children, SHELL_CHILD_ID);
 
 /** The named actions the helper actions below enqueue (typed by hand: `extend` cannot see its own siblings). */
@@ -187,9 +202,9 @@ export const topicQueueMachine = setup({
   guards: {
     queueHasRoom: ({ context }) => context.waiting.length < context.limits.max,
     /** The running ticket finished and another waits behind it. */
-    isRunningWithWaiting: ({ context, event }) => 'ticketId' in event && context.running?.id === event.ticketId && context.waiting.length > 0,
-    isWaiting: ({ context, event }) => 'ticketId' in event && context.waiting.some((t) => t.id === event.ticketId),
-    isRunning: ({ context, event }) => 'ticketId' in event && context.running?.id === event.ticketId,
+    isRunningWithWaiting: ({ context, event }) => ticketIdOf(event) !== undefined && context.running?.id === ticketIdOf(event) && context.waiting.length > 0,
+    isWaiting: ({ context, event }) => { const id = ticketIdOf(event); return id !== undefined && context.waiting.some((t) => t.id === id); },
+    isRunning: ({ context, event }) => ticketIdOf(event) !== undefined && context.running?.id === ticketIdOf(event),
     isThisSession: ({ context, event }) => event.type === 'session.change' && event.sessionId === context.session.id,
   },
 }).createMachine({

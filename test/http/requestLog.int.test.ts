@@ -30,6 +30,10 @@ describe('request log helpers (behaviour.md §2.13)', () => {
     expect(commandWord('no slash')).toBeNull();
     expect(commandWord(42)).toBeNull();
     expect(commandWord(`/${'x'.repeat(500)}`)).toHaveLength(80);
+    // The limit counts characters, not UTF-16 units: 80 of them kept whole, a longer word cut at 80.
+    expect(commandWord(`/${'😀'.repeat(79)} arg`)).toBe(`/${'😀'.repeat(79)}`);
+    expect([...(commandWord(`/${'😀'.repeat(100)}`) as string)]).toHaveLength(80);
+    expect(commandWord(`/${'x'.repeat(79)}`)).toBe(`/${'x'.repeat(79)}`);
   });
 
   it('when the path names an agent, then it is the agent; the short line reads like a terminal log', () => {
