@@ -49,7 +49,11 @@ export type LogMasks = (agent: string, topic: string | null) => ValueMasks | nul
 export function requestLogger(sink: RequestLogSink, now: () => number = Date.now, wire: Pick<WireDescription, 'header' | 'resource'> = AGENT_WIRE, masksOf: LogMasks = () => null): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     const started = now();
-    res.once('close', () => {
+    let written = false;
+    // `on` with a flag rather than `once`: `once` binds a wrapper for every request; a response closes once anyway.
+    res.on('close', () => {
+      if (written) return;
+      written = true;
       const ended = now();
       const path = logPath(req.url ?? '/');
       const note = notes.get(res) ?? {};
