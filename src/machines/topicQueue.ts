@@ -85,14 +85,17 @@ export const expiryId = (ticketId: string): string => `expire:${ticketId}`;
 export type NewTicket = Omit<Ticket, 'id'>;
 
 /** The id of the ticket the topic took last (what a caller that sent one reads back). */
-export const lastTicketId = (context: Pick<TopicQueueContext, 'issued'>): string => `t${context.issued}`;
+export const lastTicketId = (context: Pick<TopicQueueContext, 'issued'>): string => ticketIdAt(context.issued);
+
+/** The id of the `n`-th ticket of a topic. */
+const ticketIdAt = (n: number): string => `t${n}`;
 
 /**
  * The arriving ticket with the id the topic gives it (and its start time, when it starts at once).
  * Every ticket is made here, field by field, so all tickets share one object shape.
  */
 const issue = (context: Pick<TopicQueueContext, 'issued'>, ticket: NewTicket, startedAt: number | null = ticket.startedAt): Ticket =>
-  withStart(`t${context.issued + 1}`, ticket, startedAt);
+  withStart(ticketIdAt(context.issued + 1), ticket, startedAt);
 
 /** A ticket with its id and start time. */
 const withStart = (id: string, t: NewTicket, startedAt: number | null): Ticket => ({ cmd: t.cmd, requestId: t.requestId, via: t.via, queuedAt: t.queuedAt, startedAt, id });
