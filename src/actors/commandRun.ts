@@ -6,7 +6,7 @@ import type { AgentDirectory } from './directory.js';
 import { fail, type CommandResult, type DocMeta } from '../domain/result.js';
 import { SessionDraft, sessionMeta, type SessionChange, type SessionEvent, type SessionState } from '../domain/session.js';
 import type { SessionSignals } from './sessionSignals.js';
-import type { CommandEvent, HeadMeta, Ticket, TicketOutcome } from '../domain/ticket.js';
+import type { CommandEvent, ExecResult, HeadMeta, Ticket, TicketOutcome } from '../domain/ticket.js';
 import type { TopicActor } from './tree.js';
 import { lastTicketId, type NewTicket } from '../machines/topicQueue.js';
 import { sendForId } from './ask.js';
@@ -29,10 +29,14 @@ export async function runTicket(deps: { directory: AgentDirectory; registry: Com
       r = fail('INTERNAL_ERROR', `Internal error: ${errorMessage(err)}`);
     }
   }
-  return {
-    result: { ...r, meta: headMeta(sessionMeta(draft.current), r), topic: session.ref.topic, topicType: session.ref.type },
-    sessionId: session.id, changes: draft.changes,
-  };
+  return { result: execResult(r, headMeta(sessionMeta(draft.current), r), session), sessionId: session.id, changes: draft.changes };
+}
+
+/** A command's result as its topic answers it, field by field (one shape for every command; `sandbox` only when set). */
+function execResult(r: CommandResult, meta: HeadMeta | null, session: SessionState): ExecResult {
+  const { ok, code, body, sandbox } = r;
+  const { topic, type } = session.ref;
+  return sandbox ? { ok, code, body, sandbox, meta, topic, topicType: type } : { ok, code, body, meta, topic, topicType: type };
 }
 
 /** The context of one command: its session read through the draft (a class, so every command's context has one shape). */

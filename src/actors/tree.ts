@@ -83,22 +83,22 @@ export function createTree(effects: TreeEffects): DaemonActor {
     actors: { shell },
     actions: {
       runTicket: ({ self }, { ticket, session }) => {
+        const answer = ({ result, sessionId, changes }: TicketOutcome): void => {
+          // What the command changed reaches its topic as events, before its answer (architecture.md "One read model").
+          const at = clock.now();
+          for (const change of changes) self.send({ type: 'session.change', sessionId, change, at });
+          self.send({ type: 'command.done', ticketId: ticket.id, result, at });
+        };
+        const failed = (err: unknown): void => answer({
+          result: {
+            ok: false, code: 'INTERNAL_ERROR', body: `ERROR(INTERNAL_ERROR): Internal error: ${errorMessage(err)}`,
+            meta: null, topic: session.ref.topic, topicType: session.ref.type,
+          },
+          sessionId: session.id, changes: [],
+        });
         // Started after the current transition has been committed, so the command sees its topic executing.
-        void Promise.resolve()
-          .then(() => effects.run(session, ticket))
-          .catch((err: unknown): TicketOutcome => ({
-            result: {
-              ok: false, code: 'INTERNAL_ERROR', body: `ERROR(INTERNAL_ERROR): Internal error: ${errorMessage(err)}`,
-              meta: null, topic: session.ref.topic, topicType: session.ref.type,
-            },
-            sessionId: session.id, changes: [],
-          }))
-          .then(({ result, sessionId, changes }) => {
-            // What the command changed reaches its topic as events, before its answer (architecture.md "One read model").
-            const at = clock.now();
-            for (const change of changes) self.send({ type: 'session.change', sessionId, change, at });
-            self.send({ type: 'command.done', ticketId: ticket.id, result, at });
-          });
+        // One reaction for both outcomes: no promise hop between the result and its answer.
+        void Promise.resolve().then(() => effects.run(session, ticket)).then(answer, failed);
       },
       disposeSession: (_args, { session }) => {
         try {

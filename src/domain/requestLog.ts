@@ -46,14 +46,17 @@ const COMMAND_WORD_MAX = 80;
 export function logPath(url: string): string {
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
-  return path.replace(/^\/webhook\/[^/]*/, '/webhook/<token>');
+  return !path.startsWith('/webhook/') ? path : path.replace(/^\/webhook\/[^/]*/, '/webhook/<token>');
 }
 
 /** The command word of a command text: its first token up to whitespace, lower-cased, or null. */
 export function commandWord(cmd: unknown): string | null {
   if (typeof cmd !== 'string') return null;
   const m = /^\s*(\/\S*)/.exec(cmd);
-  return m ? [...m[1].toLowerCase()].slice(0, COMMAND_WORD_MAX).join('') : null;
+  if (!m) return null;
+  const word = m[1].toLowerCase();
+  // Up to COMMAND_WORD_MAX UTF-16 units it holds at most that many characters: kept as it is.
+  return word.length <= COMMAND_WORD_MAX ? word : [...word].slice(0, COMMAND_WORD_MAX).join('');
 }
 
 /**

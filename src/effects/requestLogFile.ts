@@ -5,7 +5,8 @@ import { REQUEST_LOG_FILES, REQUEST_LOG_MAX_BYTES, REQUEST_LOG_NAME, type Reques
 
 /**
  * The request log file (behaviour.md §2.13): one JSON line per request. pino formats the lines
- * (its standard `level` and ISO `time`, then the entry's fields); this class is pino's destination.
+ * (its standard `level`, then the entry's fields, `time` first: the ISO instant the entry already
+ * holds, not a second clock read); this class is pino's destination.
  * Lines written during one turn of the event loop go out together in one append when the turn ends
  * (`setImmediate`): a request never waits for the disk, a busy daemon makes one write per batch, not
  * one per request, and `close()` writes what is pending synchronously, so a normal exit loses
@@ -31,15 +32,13 @@ export class RequestLogFile implements RequestLogSink {
       process.emitWarning(`request log disabled: ${(err as Error).message}`);
     }
     const destination = { write: (line: string) => this.enqueue(line) };
-    this.logger = pino({ base: null, timestamp: pino.stdTimeFunctions.isoTime, formatters: { level: (label) => ({ level: label }) } }, destination);
+    this.logger = pino({ base: null, timestamp: false, formatters: { level: (label) => ({ level: label }) } }, destination);
   }
 
   write(entry: RequestLogEntry): void {
     // Requests still finishing while the daemon stops are not written into a closed file.
     if (this.closed) return;
-    // pino stamps `time` itself (the same instant, give or take a microsecond).
-    const { time: _stamped, ...fields } = entry;
-    this.logger.info(fields);
+    this.logger.info(entry);
     this.opts.echo?.(entry);
   }
 

@@ -15,7 +15,19 @@ export const CORS_HEADERS = corsHeaders('X-Agent-Id');
 
 /** Set CORS headers (the agent wire's unless given) on a response (node:http or Express). */
 export function setCors(res: { setHeader(name: string, value: string): unknown }, headers: Readonly<Record<string, string>> = CORS_HEADERS): void {
-  for (const [k, v] of Object.entries(headers)) res.setHeader(k, v);
+  for (const [k, v] of entriesOf(headers)) res.setHeader(k, v);
+}
+
+/** Each header set's entries, listed once (a wire's CORS headers are fixed for the daemon's life). */
+const headerEntries = new WeakMap<object, ReadonlyArray<readonly [string, string]>>();
+
+function entriesOf(headers: Readonly<Record<string, string>>): ReadonlyArray<readonly [string, string]> {
+  let list = headerEntries.get(headers);
+  if (!list) {
+    list = Object.entries(headers);
+    headerEntries.set(headers, list);
+  }
+  return list;
 }
 
 const LOOPBACK_HOSTS = new Set(['127.0.0.1', 'localhost', '[::1]']);

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { shown, type ValueMasks } from '../domain/redact.js';
+import { redactText, type ValueMasks } from '../domain/redact.js';
 import { logPath, pathAgent, type RequestLogEntry, type RequestLogSink, type RequestNote } from '../domain/requestLog.js';
 import { AGENT_WIRE, type WireDescription } from '../domain/wire.js';
 
@@ -11,7 +11,22 @@ const notes = new WeakMap<ServerResponse, RequestNote>();
  * call it once the body is parsed. Express's `res` is the same object the server created.
  */
 export function noteRequest(res: ServerResponse, note: RequestNote): void {
-  notes.set(res, { ...notes.get(res), ...note });
+  const before = notes.get(res);
+  notes.set(res, before ? { ...before, ...note } : note);
+}
+
+/** A field a client chose, through the log's one masking rule (§13.4); null stays null. */
+const masked = (v: string | null, masks: ValueMasks | null): string | null => (v === null ? null : redactText(v, masks));
+
+/**
+ * The entry as the log writes it: every field a client chose (method, path, agent, topic, command
+ * word, request id) masked; the daemon's own fields (time, status, duration) as they are.
+ */
+export function maskedEntry(e: RequestLogEntry, masks: ValueMasks | null): RequestLogEntry {
+  return {
+    time: e.time, method: redactText(e.method, masks), path: redactText(e.path, masks), status: e.status, duration_ms: e.duration_ms,
+    agent: masked(e.agent, masks), topic: masked(e.topic, masks), command: masked(e.command, masks), request_id: masked(e.request_id, masks),
+  };
 }
 
 /** The trimmed identity header (X-Agent-Id; X-User-Id on the user wire), or null. */
@@ -34,7 +49,11 @@ export type LogMasks = (agent: string, topic: string | null) => ValueMasks | nul
 export function requestLogger(sink: RequestLogSink, now: () => number = Date.now, wire: Pick<WireDescription, 'header' | 'resource'> = AGENT_WIRE, masksOf: LogMasks = () => null): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     const started = now();
-    res.once('close', () => {
+    let written = false;
+    // `on` with a flag rather than `once`: `once` binds a wrapper for every request; a response closes once anyway.
+    res.on('close', () => {
+      if (written) return;
+      written = true;
       const ended = now();
       const path = logPath(req.url ?? '/');
       const note = notes.get(res) ?? {};
@@ -51,7 +70,7 @@ export function requestLogger(sink: RequestLogSink, now: () => number = Date.now
         command: note.command ?? null,
         request_id: note.request_id ?? null,
       };
-      sink.write(shown(entry, agent === null ? null : masksOf(agent, topic)));
+      sink.write(maskedEntry(entry, agent === null ? null : masksOf(agent, topic)));
     });
   };
 }

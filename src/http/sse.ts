@@ -12,6 +12,12 @@ const STREAM_HEADERS = {
   'X-Accel-Buffering': 'no',
 } as const;
 
+/** The stream headers with the length of a finished stream, as one literal (no spread of STREAM_HEADERS per answer). */
+const streamHeaders = (length: number) => ({
+  'Content-Type': STREAM_HEADERS['Content-Type'], 'Cache-Control': STREAM_HEADERS['Cache-Control'], Connection: STREAM_HEADERS.Connection,
+  'X-Accel-Buffering': STREAM_HEADERS['X-Accel-Buffering'], 'Content-Length': length,
+});
+
 /** One event framed `event: <name>\ndata: <one-line JSON>\n\n` (LF). */
 export function sseFrame(name: string, data: unknown): string {
   return `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
@@ -93,7 +99,7 @@ export class SseWriter {
     if (this.state !== 'sent') {
       pendingHeaders.delete(this);
       this.state = 'sent';
-      this.res.writeHead(200, { ...STREAM_HEADERS, 'Content-Length': Buffer.byteLength(tail) });
+      this.res.writeHead(200, streamHeaders(Buffer.byteLength(tail)));
     }
     this.res.end(tail);
   }

@@ -85,12 +85,37 @@ export const expiryId = (ticketId: string): string => `expire:${ticketId}`;
 export type NewTicket = Omit<Ticket, 'id'>;
 
 /** The id of the ticket the topic took last (what a caller that sent one reads back). */
-export const lastTicketId = (context: Pick<TopicQueueContext, 'issued'>): string => `t${context.issued}`;
+export const lastTicketId = (context: Pick<TopicQueueContext, 'issued'>): string => ticketIdAt(context.issued);
 
-/** The arriving ticket with the id the topic gives it. */
-const issue = (context: Pick<TopicQueueContext, 'issued'>, ticket: NewTicket): Ticket => ({ ...ticket, id: lastTicketId({ issued: context.issued + 1 }) });
+/** The id of the `n`-th ticket of a topic. */
+const ticketIdAt = (n: number): string => `t${n}`;
+
+/**
+ * The arriving ticket with the id the topic gives it (and its start time, when it starts at once).
+ * Every ticket is made here, field by field, so all tickets share one object shape.
+ */
+const issue = (context: Pick<TopicQueueContext, 'issued'>, ticket: NewTicket, startedAt: number | null = ticket.startedAt): Ticket =>
+  withStart(ticketIdAt(context.issued + 1), ticket, startedAt);
+
+/** A ticket with its id and start time. */
+const withStart = (id: string, t: NewTicket, startedAt: number | null): Ticket => ({ cmd: t.cmd, requestId: t.requestId, via: t.via, queuedAt: t.queuedAt, startedAt, id });
 
 type Ctx = TopicQueueContext;
+
+/**
+ * The ticket an event names, by its type (an `in` test on events of many shapes is a slow lookup
+ * on every command).
+ */
+function ticketIdOf(event: TopicQueueEvent): string | undefined {
+  switch (event.type) {
+    case 'command.done':
+    case 'command.leave':
+    case 'command.expire':
+      return event.ticketId;
+    default:
+      return undefined;
+  }
+}
 
 const hasShell = (self: AnyActorRef): boolean => Object.hasOwn((self.getSnapshot() as { children: Record<string, AnyActorRef> }).children, SHELL_CHILD_ID);
 
@@ -104,21 +129,27 @@ type NamedAction =
 const enqueueTyped = <P extends ParameterizedObject['params']>(
   collect: Parameters<typeof enqueueActions<Ctx, TopicQueueEvent, P, TopicQueueEvent, never, NamedAction, never, never, CommandEvent | SessionEvent>>[0],
 ) => enqueueActions<Ctx, TopicQueueEvent, P, TopicQueueEvent, never, NamedAction, never, never, CommandEvent | SessionEvent>(collect);
-const base = (c: Ctx, ticket: Ticket, at: number) => ({ agentId: c.agentId, topic: c.ref.topic, ticket, at });
+// The emitted events are written out as literals (no spread of a common part): each event type then
+// has one fixed shape, which the listeners of every topic read.
 
 /** The `command.started` event of the running ticket. */
 function started(c: Ctx): CommandEvent {
   const t = c.running as Ticket;
-  return { type: 'command.started', ...base(c, t, t.startedAt as number) };
+  return { type: 'command.started', agentId: c.agentId, topic: c.ref.topic, ticket: t, at: t.startedAt as number };
+}
+
+/** The `command.queued` event of a ticket that waits. */
+function queued(c: Ctx, ticket: Ticket): CommandEvent {
+  return { type: 'command.queued', agentId: c.agentId, topic: c.ref.topic, ticket, at: ticket.queuedAt };
 }
 
 /** The `command.finished` event of a ticket. */
 function finished(c: Ctx, ticket: Ticket, result: ExecResult, at: number): CommandEvent {
-  return { type: 'command.finished', ...base(c, ticket, at), result, output: commandOutput(c.agentId, ticket, result) };
+  return { type: 'command.finished', agentId: c.agentId, topic: c.ref.topic, ticket, at, result, output: commandOutput(c.agentId, ticket, result) };
 }
 
 function refused(c: Ctx, ticket: Ticket, reason: RefusalReason, at: number): CommandEvent {
-  return { type: 'command.refused', ...base(c, ticket, at), reason, limits: c.limits };
+  return { type: 'command.refused', agentId: c.agentId, topic: c.ref.topic, ticket, at, reason, limits: c.limits };
 }
 
 /** A CONFLICT answer for tickets the agent's deletion ends (behaviour.md §1.3). */
@@ -145,7 +176,7 @@ export const topicQueueMachine = setup({
     /** The arriving ticket becomes the running one, started at its arrival. */
     startTicket: assign(({ context, event }) => {
       const { ticket } = event as Extract<TopicQueueEvent, { type: 'command.arrive' | 'command.try' }>;
-      return { issued: context.issued + 1, running: { ...issue(context, ticket), startedAt: ticket.queuedAt } };
+      return { issued: context.issued + 1, running: issue(context, ticket, ticket.queuedAt) };
     }),
     emitStarted: emit(({ context }: { context: Ctx }) => started(context)),
     /** End a session's resources: abort what runs in it, run its disposers. */
@@ -174,9 +205,9 @@ export const topicQueueMachine = setup({
   guards: {
     queueHasRoom: ({ context }) => context.waiting.length < context.limits.max,
     /** The running ticket finished and another waits behind it. */
-    isRunningWithWaiting: ({ context, event }) => 'ticketId' in event && context.running?.id === event.ticketId && context.waiting.length > 0,
-    isWaiting: ({ context, event }) => 'ticketId' in event && context.waiting.some((t) => t.id === event.ticketId),
-    isRunning: ({ context, event }) => 'ticketId' in event && context.running?.id === event.ticketId,
+    isRunningWithWaiting: ({ context, event }) => ticketIdOf(event) !== undefined && context.running?.id === ticketIdOf(event) && context.waiting.length > 0,
+    isWaiting: ({ context, event }) => { const id = ticketIdOf(event); return id !== undefined && context.waiting.some((t) => t.id === id); },
+    isRunning: ({ context, event }) => ticketIdOf(event) !== undefined && context.running?.id === ticketIdOf(event),
     isThisSession: ({ context, event }) => event.type === 'session.change' && event.sessionId === context.session.id,
   },
 }).createMachine({
@@ -223,7 +254,7 @@ export const topicQueueMachine = setup({
                 const ticket = issue(context, event.ticket);
                 enqueue.assign({ issued: context.issued + 1, waiting: [...context.waiting, ticket] });
                 enqueue.raise({ type: 'command.expire', ticketId: ticket.id }, { id: expiryId(ticket.id), delay: context.limits.waitMs });
-                enqueue.emit({ type: 'command.queued', ...base(context, ticket, ticket.queuedAt) });
+                enqueue.emit(queued(context, ticket));
               }),
             ],
           },
@@ -252,7 +283,7 @@ export const topicQueueMachine = setup({
             actions: [
               emit(({ context, event }) => finished(context, context.running as Ticket, event.result, event.at)),
               cancel(({ context }) => expiryId(context.waiting[0].id)),
-              assign(({ context, event }) => ({ running: { ...context.waiting[0], startedAt: event.at }, waiting: context.waiting.slice(1) })),
+              assign(({ context, event }) => ({ running: withStart(context.waiting[0].id, context.waiting[0], event.at), waiting: context.waiting.slice(1) })),
               emit(({ context }) => started(context)),
               { type: 'runTicket', params: ({ context }) => ({ ticket: context.running as Ticket, session: context.session }) },
             ],

@@ -55,9 +55,10 @@ export class RecentCommands {
       ok: ev.type === 'command.finished' ? ev.result.ok : false,
       code: ev.type === 'command.finished' ? ev.result.code : ev.reason,
       queued_ms: Math.max(0, started - t.queuedAt), duration_ms: Math.max(0, ev.at - started), atMs: ev.at,
-      ...(ev.type === 'command.refused' && ev.reason === 'QUEUE_FULL' ? { queue_limit: ev.limits.max } : {}),
-      ...(ev.type === 'command.refused' && ev.reason === 'QUEUE_TIMEOUT' ? { wait_limit_ms: ev.limits.waitMs } : {}),
     };
+    // Only a refusal names the limit it hit (no empty object spread for every finished command).
+    if (ev.type === 'command.refused' && ev.reason === 'QUEUE_FULL') entry.queue_limit = ev.limits.max;
+    if (ev.type === 'command.refused' && ev.reason === 'QUEUE_TIMEOUT') entry.wait_limit_ms = ev.limits.waitMs;
     let list = this.byTopic.get(topicId);
     if (!list) {
       list = [];

@@ -5,6 +5,8 @@ import { loadConfig } from '../../src/config.js';
 import { closeServer, compose, listen } from '../../src/daemon.js';
 import { commandWord, logPath, pathAgent, shortLine, type RequestLogEntry } from '../../src/domain/requestLog.js';
 import { RequestLogFile } from '../../src/effects/requestLogFile.js';
+import { compileMasks } from '../../src/domain/redact.js';
+import { maskedEntry } from '../../src/http/requestLog.js';
 import { tempDir } from '../helpers/daemon.js';
 
 const entry = (n: number): RequestLogEntry => ({
@@ -28,6 +30,10 @@ describe('request log helpers (behaviour.md §2.13)', () => {
     expect(commandWord('no slash')).toBeNull();
     expect(commandWord(42)).toBeNull();
     expect(commandWord(`/${'x'.repeat(500)}`)).toHaveLength(80);
+    // The limit counts characters, not UTF-16 units: 80 of them kept whole, a longer word cut at 80.
+    expect(commandWord(`/${'😀'.repeat(79)} arg`)).toBe(`/${'😀'.repeat(79)}`);
+    expect([...(commandWord(`/${'😀'.repeat(100)}`) as string)]).toHaveLength(80);
+    expect(commandWord(`/${'x'.repeat(79)}`)).toBe(`/${'x'.repeat(79)}`);
   });
 
   it('when the path names an agent, then it is the agent; the short line reads like a terminal log', () => {
@@ -40,6 +46,25 @@ describe('request log helpers (behaviour.md §2.13)', () => {
 });
 
 describe('RequestLogFile (behaviour.md §2.13: rotated at 10 MiB, 3 files kept)', () => {
+  it('when an entry is written, then its line holds level, the entry\'s own time and every field, in that order', async () => {
+    const dir = tempDir();
+    const log = new RequestLogFile(dir);
+    log.write({ ...entry(7), topic: null, command: null });
+    await log.close();
+    const text = readFileSync(join(dir, 'requests.log'), 'utf8');
+    expect(text).toBe('{"level":"info","time":"2025-06-01T10:00:02.120Z","method":"POST","path":"/exec","status":200,"duration_ms":7,"agent":"leo","topic":null,"command":null,"request_id":"r7"}\n');
+  });
+
+  it('when a client-chosen field holds a secret or a masked value, then the written entry masks it and keeps the daemon\'s own fields', () => {
+    const masks = compileMasks([['hunter2-value-xyz', '{PW}']]);
+    const e = maskedEntry({ ...entry(3), agent: 'leo', topic: 'hunter2-value-xyz', request_id: 'ghp_abcdefghijklmnopqrstuvwxyz0123456789' }, masks);
+    expect(Object.keys(e)).toEqual(['time', 'method', 'path', 'status', 'duration_ms', 'agent', 'topic', 'command', 'request_id']);
+    expect(e.topic).toBe('{PW}');
+    expect(e.request_id).not.toContain('abcdefghijklmnopqrstuvwxyz');
+    expect([e.time, e.method, e.path, e.status, e.duration_ms, e.agent, e.command]).toEqual(['2025-06-01T10:00:02.120Z', 'POST', '/exec', 200, 3, 'leo', '/open']);
+    expect(maskedEntry({ ...entry(4), agent: null, topic: null, command: null, request_id: null }, null)).toEqual({ ...entry(4), agent: null, topic: null, command: null, request_id: null });
+  });
+
   it('when the size limit is passed, then the files shift, the oldest is dropped, and every line is whole JSON', async () => {
     const dir = tempDir();
     const log = new RequestLogFile(dir, { maxBytes: 600 });
