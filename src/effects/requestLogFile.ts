@@ -14,7 +14,7 @@ import { REQUEST_LOG_FILES, REQUEST_LOG_MAX_BYTES, REQUEST_LOG_NAME, type Reques
  */
 export class RequestLogFile implements RequestLogSink {
   private readonly file: string;
-  private readonly logger: Logger;
+  private logger: Logger | null = null;
   private fd: number | null = null;
   private size = 0;
   private pending: string[] = [];
@@ -30,8 +30,12 @@ export class RequestLogFile implements RequestLogSink {
       // No log rather than no daemon: say why once.
       process.emitWarning(`request log disabled: ${(err as Error).message}`);
     }
+  }
+
+  /** pino, made at the first line: a start that serves no request loads none of it (scripts/bundle.mjs). */
+  private loggerNow(): Logger {
     const destination = { write: (line: string) => this.enqueue(line) };
-    this.logger = pino({ base: null, timestamp: pino.stdTimeFunctions.isoTime, formatters: { level: (label) => ({ level: label }) } }, destination);
+    return (this.logger ??= pino({ base: null, timestamp: pino.stdTimeFunctions.isoTime, formatters: { level: (label) => ({ level: label }) } }, destination));
   }
 
   write(entry: RequestLogEntry): void {
@@ -39,7 +43,7 @@ export class RequestLogFile implements RequestLogSink {
     if (this.closed) return;
     // pino stamps `time` itself (the same instant, give or take a microsecond).
     const { time: _stamped, ...fields } = entry;
-    this.logger.info(fields);
+    this.loggerNow().info(fields);
     this.opts.echo?.(entry);
   }
 
