@@ -76,13 +76,29 @@ const httpAsCommonJs = {
  */
 const LAZY_BUILTINS = ['node:os'];
 
-const lazyBuiltins = {
+/**
+ * Node modules the daemon bundle (daemonEntry.js, full.js and their chunks) loads on first use: none
+ * of them is needed to reach the ready line, and each costs its compile and run at every start (TLS,
+ * crypto and zlib set up native bindings; child_process brings dgram and net's cluster checks, worker
+ * threads their messaging). An importer that reads one at load (a top-level `promisify(execFile)`)
+ * still loads it then, so test/blackbox/footprintStart.e2e.test.ts checks which are loaded before the
+ * ready line. Both spellings (`node:zlib`, `zlib`) of a bundled package's require get the stand-in.
+ * Every stand-in has the exports of the module of the Node that builds, so a build runs on the Node
+ * line it was made with (.ci/run builds on each).
+ */
+const DAEMON_LAZY_BUILTINS = ['node:crypto', 'node:https', 'node:zlib', 'node:child_process', 'node:worker_threads', 'node:dns', 'node:perf_hooks', 'node:v8', 'node:fs/promises', 'node:stream/promises', 'node:os', 'node:assert'];
+
+/** Every import of one of `list` (either spelling) gets a stand-in that requires it at first read. */
+const lazyBuiltins = (list) => ({
   name: 'lazy-builtins',
   setup(b) {
-    b.onResolve({ filter: /^node:/ }, (a) => (LAZY_BUILTINS.includes(a.path) && a.namespace !== 'lazy-builtin' ? { path: a.path, namespace: 'lazy-builtin' } : undefined));
+    b.onResolve({ filter: /^(node:)?[a-z0-9_/]+$/ }, (a) => {
+      const path = a.path.startsWith('node:') ? a.path : `node:${a.path}`;
+      return list.includes(path) && a.namespace !== 'lazy-builtin' ? { path, namespace: 'lazy-builtin' } : undefined;
+    });
     b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (a) => ({ contents: getterModule(requireHere(a.path), JSON.stringify(a.path)), loader: 'js' }));
   },
-};
+});
 
 /**
  * A CommonJS stand-in for `real` (a module's exports): each of its exports is a getter that requires
@@ -111,6 +127,9 @@ const LAZY_PACKAGES = [
   { name: 'mime-types', file: 'lazy-mime-types.cjs' },
   { name: 'mdast-util-from-markdown', file: 'lazy-markdown.cjs' },
   { name: 'qs', file: 'lazy-qs.cjs' },
+  // The request log's formatter (effects/requestLogFile.ts makes its logger at the first line): with it
+  // go thread-stream and its worker_threads, which Loom never starts.
+  { name: 'pino', file: 'lazy-pino.cjs' },
   // Last: it requires mime-types and qs, which keep their own files (and stand-ins) inside it.
   { name: 'express', file: 'lazy-express.cjs' },
 ];
@@ -189,10 +208,10 @@ async function buildNodePty() {
 
 await buildNodePty();
 await buildLazyPackages();
-await build({ ...common, entryPoints: [join(out, 'full.js'), join(out, 'daemonEntry.js')], splitting: true, chunkNames: `${CHUNK_PREFIX}[name]-[hash]`, plugins: [httpAsCommonJs, lazyPackages()] });
+await build({ ...common, entryPoints: [join(out, 'full.js'), join(out, 'daemonEntry.js')], splitting: true, chunkNames: `${CHUNK_PREFIX}[name]-[hash]`, plugins: [httpAsCommonJs, lazyPackages(), lazyBuiltins(DAEMON_LAZY_BUILTINS)] });
 // The entry, as CommonJS (no banner: CommonJS has require). main.js, tsc's output it is built from,
 // is then replaced by the ES module that runs it.
-await build({ ...common, banner: undefined, format: 'cjs', entryPoints: [join(out, 'main.js')], outdir: undefined, outfile: join(out, 'main.cjs'), plugins: [lazyBuiltins, fullStaysOutside] });
+await build({ ...common, banner: undefined, format: 'cjs', entryPoints: [join(out, 'main.js')], outdir: undefined, outfile: join(out, 'main.cjs'), plugins: [lazyBuiltins(LAZY_BUILTINS), fullStaysOutside] });
 writeFileSync(join(out, 'main.js'), [
   '#!/usr/bin/env node',
   "// The `loom` entry as an ES module path (npm start, the service unit, MCP configurations): runs main.cjs (scripts/bundle.mjs).",

@@ -13,11 +13,19 @@ import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
  * and there the extra full collections cost server CPU per request, so it is not set there
  * (docs/decisions/0015, bench/RESULTS.md).
  *
+ * `--no-maglev` (Node 22 and later, whose V8 has the Maglev tier on): Maglev compiles warm functions
+ * on V8's worker threads, and the memory each job frees stays resident in those threads' malloc
+ * arenas, so a burst of requests left the daemon holding it for good; Turbofan still optimizes the
+ * hot functions (docs/decisions/0022).
+ *
  * Why at run time: V8 reads this flag at each collection, so setting it late works, while any flag on
  * the command line makes Node 20 and 22 refuse the code cache of Node's own modules, which they then
  * compile at every start.
  */
-export const runtimeV8Flags = (nodeMajor: number): readonly string[] => (nodeMajor < 24 ? ['--heap-growing-percent=50'] : []);
+export const runtimeV8Flags = (nodeMajor: number): readonly string[] => [
+  ...(nodeMajor < 24 ? ['--heap-growing-percent=50'] : []),
+  ...(nodeMajor >= 22 ? ['--no-maglev'] : []),
+];
 
 /** {@link runtimeV8Flags} of the Node running this process. */
 export const DAEMON_RUNTIME_V8_FLAGS: readonly string[] = runtimeV8Flags(Number(process.versions.node.split('.')[0]));

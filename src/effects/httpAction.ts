@@ -36,7 +36,9 @@ export type HttpActionOutcome =
   | { kind: 'refused'; message: string }
   | { kind: 'network'; reason: string };
 
-const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+let agents: { http: HttpAgent; https: HttpsAgent } | undefined;
+/** The keep-alive agents, made at the first action call: a start loads no TLS (scripts/bundle.mjs). */
+const agentsNow = (): { http: HttpAgent; https: HttpsAgent } => (agents ??= { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) });
 const REDIRECTS = [301, 302, 303, 307, 308];
 
 class Stop extends Error {
@@ -58,7 +60,7 @@ function decode(body: Buffer, encoding: string | undefined, maxBytes: number): B
 function exchange(url: URL, req: HttpActionRequest, sameOrigin: boolean, abort: AbortSignal): Promise<{ res: IncomingMessage; body: Buffer }> {
   return new Promise((resolve, reject) => {
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    const r = send(url, { method: req.method, agent: url.protocol === 'https:' ? agents.https : agents.http, signal: abort });
+    const r = send(url, { method: req.method, agent: url.protocol === 'https:' ? agentsNow().https : agentsNow().http, signal: abort });
     if (sameOrigin) {
       for (const [name, value] of req.headers) {
         const prev = r.getHeader(name);

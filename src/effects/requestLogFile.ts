@@ -15,7 +15,7 @@ import { REQUEST_LOG_FILES, REQUEST_LOG_MAX_BYTES, REQUEST_LOG_NAME, type Reques
  */
 export class RequestLogFile implements RequestLogSink {
   private readonly file: string;
-  private readonly logger: Logger;
+  private logger: Logger | null = null;
   private fd: number | null = null;
   private size = 0;
   private pending: string[] = [];
@@ -31,14 +31,18 @@ export class RequestLogFile implements RequestLogSink {
       // No log rather than no daemon: say why once.
       process.emitWarning(`request log disabled: ${(err as Error).message}`);
     }
+  }
+
+  /** pino, made at the first line: a start that serves no request loads none of it (scripts/bundle.mjs). */
+  private loggerNow(): Logger {
     const destination = { write: (line: string) => this.enqueue(line) };
-    this.logger = pino({ base: null, timestamp: false, formatters: { level: (label) => ({ level: label }) } }, destination);
+    return (this.logger ??= pino({ base: null, timestamp: false, formatters: { level: (label) => ({ level: label }) } }, destination));
   }
 
   write(entry: RequestLogEntry): void {
     // Requests still finishing while the daemon stops are not written into a closed file.
     if (this.closed) return;
-    this.logger.info(entry);
+    this.loggerNow().info(entry);
     this.opts.echo?.(entry);
   }
 

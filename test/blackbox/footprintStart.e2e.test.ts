@@ -28,7 +28,8 @@ function writePreload(): string {
     'const load0 = Module._load;',
     `Module._load = function (request, parent, isMain) { const m = load0.apply(this, arguments); try { const f = Module._resolveFilename(request, parent, isMain); if (f.startsWith('/')) __append(${JSON.stringify(loadLog)}, 'cjs:' + f + '\\n'); } catch {} return m; };`,
     'const write0 = process.stdout.write;',
-    `process.stdout.write = function (chunk, ...rest) { if (String(chunk).includes('loom listening')) __append(${JSON.stringify(loadLog)}, 'ready\\n'); return write0.call(this, chunk, ...rest); };`,
+    // At the ready line, the Node modules loaded so far (Node's own list), on one line before `ready`.
+    `process.stdout.write = function (chunk, ...rest) { if (String(chunk).includes('loom listening')) __append(${JSON.stringify(loadLog)}, 'builtins: ' + process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice(13)).join(' ') + '\\nready\\n'); return write0.call(this, chunk, ...rest); };`,
     `register(${JSON.stringify(pathToFileURL(hooks).href)}, { data: { log: ${JSON.stringify(loadLog)} } });`,
   ].join('\n'));
   return preload;
@@ -54,7 +55,16 @@ describe('cold start footprint (what the ready line does not wait for)', () => {
     expect(before).not.toMatch(/lazy-express\.cjs/);
     expect(before).not.toMatch(/\/node_modules\//);
     expect(before).not.toMatch(/\/dist\/cli\/full\.js/);
-    expect(before).not.toMatch(/lazy-(mime-types|markdown|qs)\.cjs/);
+    expect(before).not.toMatch(/lazy-(mime-types|markdown|qs|pino)\.cjs/);
+  });
+
+  it('when the daemon prints its ready line, then it has loaded none of the Node modules only a request needs (TLS, crypto, zlib, the request log formatter\'s)', () => {
+    const line = /^builtins: (.*)$/m.exec(split().before);
+    expect(line).not.toBeNull();
+    const loaded = new Set((line as RegExpExecArray)[1].split(' '));
+    // What reaching the ready line needs is there (the list is read right).
+    expect(loaded.has('http')).toBe(true);
+    for (const name of ['crypto', 'tls', 'https', 'zlib', 'assert', 'perf_hooks', 'v8', 'fs/promises']) expect([name, loaded.has(name)]).toEqual([name, false]);
   });
 
   it('when the first requests arrive, then Express is there (made after the ready line) and answers every route as before', async () => {
@@ -67,6 +77,8 @@ describe('cold start footprint (what the ready line does not wait for)', () => {
     expect(reg.status).toBe(200);
     const { after } = split();
     expect(after).toMatch(/cjs:.*\/dist\/cli\/lazy-express\.cjs\n/);
+    // The request log's formatter is loaded by the first line it writes.
+    expect(after).toMatch(/cjs:.*\/dist\/cli\/lazy-pino\.cjs\n/);
     // Express's own lazy parts stay lazy inside it: the MIME table and qs are not loaded by it.
     expect(after).not.toMatch(/lazy-(mime-types|qs)\.cjs/);
   });
