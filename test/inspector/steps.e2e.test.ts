@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { LoomClient } from '../../src/client/index.js';
-import { startDaemon, tempDir, type RunningDaemon } from '../helpers/daemon.js';
+import { startDaemon, type RunningDaemon } from '../helpers/daemon.js';
 import { describeUnless } from '../helpers/nativeParts.js';
+import { chromiumMissing, launchChromium } from './chromium.js';
 
 /**
  * behaviour.md §13.8 in a real browser (Debian's chromium through playwright-core, as
@@ -12,32 +13,25 @@ import { describeUnless } from '../helpers/nativeParts.js';
  * `Next step` advances it, and at each step the topic's card shows the state and queue the steps
  * document says. `LOOM_DOCS_SCREENSHOTS=1` also writes docs/inspector-steps.png.
  */
-const CHROMIUM = '/usr/bin/chromium';
-const missing = existsSync(CHROMIUM) ? null : 'chromium not found: apt-get install chromium';
-if (missing && process.env.CI === 'true') throw new Error(`${CHROMIUM} is missing on CI: .ci/run installs it (apt-get install chromium)`);
-if (missing) process.stderr.write(`test/inspector/steps: skipped: ${missing}\n`);
+const missing = chromiumMissing('test/inspector/steps');
 const ARTIFACTS = join(process.cwd(), 'test-artifacts');
 
 let d: RunningDaemon | undefined;
 let ctx: BrowserContext | undefined;
 let page: Page;
-const profile = tempDir('loom-chromium-');
+let profile = '';
 
 beforeAll(async () => {
   if (missing) return;
   d = await startDaemon();
   await fetch(`${d.base}/agents`, { method: 'POST', body: JSON.stringify({ agent_id: 'leo' }) });
-  ctx = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM, headless: true, viewport: { width: 1280, height: 720 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
-  page = ctx.pages()[0] ?? (await ctx.newPage());
+  ({ ctx, page, profile } = await launchChromium({ width: 1280, height: 720 }));
 }, 60000);
 
 afterAll(async () => {
   await ctx?.close();
   await d?.stop();
-  rmSync(profile, { recursive: true, force: true });
+  if (profile) rmSync(profile, { recursive: true, force: true });
 }, 60000);
 
 interface StepTopic { topic: string; state: string; running: { cmd: string } | null; waiting: Array<{ cmd: string }>; session: { variables: string[] } }
