@@ -86,7 +86,7 @@ const LAZY_BUILTINS = ['node:os'];
  * Every stand-in has the exports of the module of the Node that builds, so a build runs on the Node
  * line it was made with (.ci/run builds on each).
  */
-const DAEMON_LAZY_BUILTINS = ['node:crypto', 'node:https', 'node:zlib', 'node:child_process', 'node:worker_threads', 'node:dns', 'node:perf_hooks', 'node:v8', 'node:fs/promises', 'node:stream/promises', 'node:os', 'node:assert'];
+const DAEMON_LAZY_BUILTINS = ['node:crypto', 'node:https', 'node:zlib', 'node:child_process', 'node:worker_threads', 'node:dns', 'node:perf_hooks', 'node:v8', 'node:vm', 'node:fs/promises', 'node:stream/promises', 'node:os', 'node:assert'];
 
 /** Every import of one of `list` (either spelling) gets a stand-in that requires it at first read. */
 const lazyBuiltins = (list) => ({

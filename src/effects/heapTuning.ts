@@ -1,6 +1,7 @@
 import module from 'node:module';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
+import { gcExtension, MemoryReducer } from './memoryReducer.js';
 
 /**
  * V8 flags the daemon sets on itself once it is ready, rather than on its command line, for the Node
@@ -55,7 +56,7 @@ export const youngGenerationBytes = (): number => getHeapSpaceStatistics().find(
  * setting it at run time works; the collection that grows it runs before this hears of it, so the
  * size can pass the held size by one growth step until V8 next shrinks it.
  */
-function holdYoungGeneration(): void {
+function holdYoungGeneration(): () => void {
   let holding = false;
   const check = (): void => {
     const hold = youngGenerationBytes() >= YOUNG_GENERATION_BYTES;
@@ -63,8 +64,8 @@ function holdYoungGeneration(): void {
     holding = hold;
     setFlagsFromString(`--semi-space-growth-factor=${hold ? 1 : V8_GROWTH_FACTOR}`);
   };
-  new PerformanceObserver(check).observe({ entryTypes: ['gc'] });
   check();
+  return check;
 }
 
 interface CompileCacheApi {
@@ -74,7 +75,8 @@ interface CompileCacheApi {
 
 /**
  * Tune this process's heap; call it once start-up has loaded its modules: set
- * {@link DAEMON_RUNTIME_V8_FLAGS} and hold the young generation ({@link holdYoungGeneration}).
+ * {@link DAEMON_RUNTIME_V8_FLAGS}, hold the young generation ({@link holdYoungGeneration}) and,
+ * where V8 can, give back what a burst left committed once it is over ({@link MemoryReducer}).
  *
  * Changing a flag changes the hash V8 stamps on compiled code, so the compile cache (Node >= 22.1)
  * is written out first, with the hash the next start will compare it against; without that, a cache
@@ -89,6 +91,10 @@ export function tuneHeapAfterStart(): boolean {
     cache.flushCompileCache();
   }
   for (const flag of DAEMON_RUNTIME_V8_FLAGS) setFlagsFromString(flag);
-  holdYoungGeneration();
+  const gc = gcExtension(Number(process.versions.node.split('.')[0]));
+  const onCollection = [holdYoungGeneration(), ...(gc ? [new MemoryReducer(gc).collected] : [])];
+  new PerformanceObserver(() => {
+    for (const f of onCollection) f();
+  }).observe({ entryTypes: ['gc'] });
   return true;
 }
