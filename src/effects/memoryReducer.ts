@@ -14,15 +14,23 @@ export type GcExtension = (options: { type: 'major'; execution: 'sync'; flavor: 
 export const committedHeapBytes = (): number => getHeapStatistics().total_heap_size;
 
 /**
- * V8's gc extension, turned on at run time. The flag only installs `gc` in contexts made after it
- * is set, so the function is taken from a fresh context of its own; the daemon's own global gets no
- * `gc`. Undefined below Node 22, whose V8 takes no `flavor` and never reduces on request.
+ * V8's gc extension, turned on at run time. The flag is set now, with the daemon's other run-time
+ * flags (heapTuning.ts: the compile cache is written before any flag changes); the function is taken
+ * at the first reduction, from a fresh context of its own (the flag installs `gc` only in contexts
+ * made after it is set), so a start pays neither node:vm nor that context and the daemon's own
+ * global gets no `gc`. Undefined below Node 22, whose V8 takes no `flavor` and never reduces on request.
  */
 export function gcExtension(nodeMajor: number): GcExtension | undefined {
   if (nodeMajor < 22) return undefined;
   setFlagsFromString('--expose-gc');
-  const fn: unknown = runInNewContext('gc');
-  return typeof fn === 'function' ? (fn as GcExtension) : undefined;
+  let gc: ((options: Parameters<GcExtension>[0]) => void) | null | undefined;
+  return (options) => {
+    if (gc === undefined) {
+      const fn: unknown = runInNewContext('gc');
+      gc = typeof fn === 'function' ? (fn as GcExtension) : null;
+    }
+    gc?.(options);
+  };
 }
 
 /**
