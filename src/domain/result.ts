@@ -24,9 +24,17 @@ export interface CommandResult {
 
 /** Join lines per behaviour.md §1.5: `\n`, no `\r`, trailing blank lines removed. */
 export function joinLines(lines: string[]): string {
-  const out = lines.join('\n').replace(/\r/g, '').split('\n');
-  while (out.length > 0 && out[out.length - 1].trim() === '') out.pop();
-  return out.join('\n');
+  const joined = lines.join('\n');
+  const text = joined.includes('\r') ? joined.replace(/\r/g, '') : joined;
+  // Every command's output passes here: the blank tail is cut from the end of the one string,
+  // without splitting it into lines and joining them again.
+  let end = text.length;
+  while (end > 0) {
+    const start = text.lastIndexOf('\n', end - 1) + 1;
+    if (text.slice(start, end).trim() !== '') break;
+    end = Math.max(start - 1, 0);
+  }
+  return end === text.length ? text : text.slice(0, end);
 }
 
 /** A content command's success: system line, `---`, content (behaviour.md §1.5). */
