@@ -1,5 +1,5 @@
 import module from 'node:module';
-import { PerformanceObserver } from 'node:perf_hooks';
+import { constants as perfConstants, PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import { gcExtension, MemoryReducer } from './memoryReducer.js';
 
@@ -92,9 +92,10 @@ export function tuneHeapAfterStart(): boolean {
   }
   for (const flag of DAEMON_RUNTIME_V8_FLAGS) setFlagsFromString(flag);
   const gc = gcExtension(Number(process.versions.node.split('.')[0]));
-  const onCollection = [holdYoungGeneration(), ...(gc ? [new MemoryReducer(gc).collected] : [])];
-  new PerformanceObserver(() => {
-    for (const f of onCollection) f();
+  const onCollection: Array<(fullAt: readonly number[]) => void> = [holdYoungGeneration(), ...(gc ? [new MemoryReducer(gc).collected] : [])];
+  new PerformanceObserver((list) => {
+    const fullAt = list.getEntries().filter((e) => ((e as { detail?: unknown }).detail as { kind?: number } | null | undefined)?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR).map((e) => e.startTime);
+    for (const f of onCollection) f(fullAt);
   }).observe({ entryTypes: ['gc'] });
   return true;
 }

@@ -7,6 +7,12 @@ export const REDUCE_AFTER_GROWTH_BYTES = 4 * 1024 * 1024;
 /** A quiet spell: this long with no collection means the burst that grew the heap is over. */
 export const QUIET_MS = 500;
 
+/**
+ * Full collections of V8's own a burst may have run and still be reduced at its end: a burst that
+ * reaches the old generation's first limit runs one.
+ */
+export const BURST_FULL_COLLECTIONS = 1;
+
 /** V8's gc extension (`node --expose-gc`): a full collection that gives memory back is `flavor: 'last-resort'`. */
 export type GcExtension = (options: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
 
@@ -29,38 +35,56 @@ export function gcExtension(nodeMajor: number): GcExtension | undefined {
       const fn: unknown = runInNewContext('gc');
       gc = typeof fn === 'function' ? (fn as GcExtension) : null;
     }
-    gc?.(options);
+    if (!gc) return;
+    setFlagsFromString('--no-flush-bytecode');
+    try {
+      gc(options);
+    } finally {
+      setFlagsFromString('--flush-bytecode');
+    }
   };
 }
 
 /**
- * Gives back the memory a burst of requests left committed, once the burst is over: after the
- * heap grew by {@link REDUCE_AFTER_GROWTH_BYTES}, the first {@link QUIET_MS} with no collection runs
- * one memory-reducing full collection.
+ * Gives back the memory a burst left committed: at the end of a burst that grew the heap by
+ * {@link REDUCE_AFTER_GROWTH_BYTES} (since the last full collection that shrank it) and in which V8
+ * ran at most {@link BURST_FULL_COLLECTIONS} full collections of its own, one memory-reducing full
+ * collection. A burst ends with the first {@link QUIET_MS} in which V8 reports no collection (they
+ * come every few dozen requests under load), so the pause (tens of milliseconds) falls where no
+ * request waits on it.
  *
- * Why: V8's own memory reducer does this, but it starts only after V8's first full collection, and
- * a daemon whose live set is small never reaches one: the garbage its bursts promoted stays in the
- * old generation, committed and resident, for good. A quiet spell is judged by the collections V8
- * reports, which come every few dozen requests under load: a busy daemon never reduces, so the pause
- * (tens of milliseconds) falls where no request waits on it.
+ * Why: a burst of registrations or sessions runs mostly scavenges, since the daemon's live set is
+ * small; what it promoted and then dropped stays in the old generation, committed and resident, and
+ * V8's own memory reducer, which waits for long idle spells after a full collection, does not come.
+ * Why not after a longer load, one in which V8 collected its old generation again and again: a
+ * memory-reducing collection lets V8 drop the object shapes no live object uses, and the code a
+ * long load optimized for them is thrown away and optimized again when the load comes back.
  */
 export class MemoryReducer {
   private baseline: number;
   private collections = 0;
+  private fullInBurst = 0;
   private timer: NodeJS.Timeout | undefined;
+  /** When this reducer's own last collection ran (performance time, ms): V8 reports it as its own. */
+  private own = { from: Number.NaN, to: Number.NaN };
 
-  /** `committed` reads the heap's committed bytes (V8's own figure unless a test gives one). */
+  /**
+   * `committed` reads the heap's committed bytes and `now` the performance clock (V8's own figure
+   * and `performance.now` unless a test gives others).
+   */
   constructor(
     private readonly gc: GcExtension,
     private readonly committed: () => number = committedHeapBytes,
+    private readonly now: () => number = () => performance.now(),
   ) {
     this.baseline = committed();
   }
 
-  /** V8 reported one or more collections. */
-  readonly collected = (): void => {
+  /** V8 reported collections; `fullAt` holds the start times of the full ones (performance time, ms). */
+  readonly collected = (fullAt: readonly number[]): void => {
     this.collections += 1;
-    if (this.timer !== undefined || this.committed() < this.baseline + REDUCE_AFTER_GROWTH_BYTES) return;
+    for (const at of fullAt) if (!(at >= this.own.from && at <= this.own.to)) this.fullInBurst += 1;
+    if (this.timer !== undefined) return;
     let seen = this.collections;
     this.timer = setInterval(() => {
       if (this.collections !== seen) {
@@ -69,10 +93,26 @@ export class MemoryReducer {
       }
       clearInterval(this.timer);
       this.timer = undefined;
-      this.gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
-      this.baseline = this.committed();
+      this.burstOver();
     }, QUIET_MS);
-    // A pending reduction never keeps the process alive.
+    // Waiting for a quiet spell never keeps the process alive.
     this.timer.unref();
   };
+
+  private burstOver(): void {
+    const committed = this.committed();
+    const full = this.fullInBurst;
+    this.fullInBurst = 0;
+    // A full collection of V8's own may have shrunk the heap: growth counts from the lowest point.
+    this.baseline = Math.min(this.baseline, committed);
+    if (committed < this.baseline + REDUCE_AFTER_GROWTH_BYTES) return;
+    if (full > BURST_FULL_COLLECTIONS) {
+      this.baseline = committed;
+      return;
+    }
+    const from = this.now();
+    this.gc({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+    this.own = { from, to: this.now() };
+    this.baseline = this.committed();
+  }
 }

@@ -45,16 +45,17 @@ const youngWorkload = (tune: boolean): string => `
   console.log(JSON.stringify({ peak, kept: keep.length }));
 `;
 
-// A burst of requests that promotes objects which then die, then the daemon goes quiet: the heap
-// V8 committed at the end of the burst, and what it holds after a quiet spell.
+// A short burst (as of registrations) that promotes objects which then die, with no more than one
+// full collection, then the daemon goes quiet: the heap V8 committed at the end of the burst, and
+// what it holds after a quiet spell.
 const burstWorkload = (tune: boolean): string => `
   import v8 from 'node:v8';
   const { tuneHeapAfterStart } = await import(${JSON.stringify(built)});
   if (${tune} && !tuneHeapAfterStart()) throw new Error('not tuned');
   let keep = [];
-  for (let r = 0; r < 300; r++) {
-    for (let i = 0; i < 4000; i++) keep.push({ i, s: 'x' + i, a: [r] });
-    if (keep.length > 150000) keep = [];
+  for (let r = 0; r < 100; r++) {
+    for (let i = 0; i < 2000; i++) keep.push({ i, s: 'x' + i, a: [r] });
+    if (keep.length > 60000) keep = [];
     await new Promise((res) => setImmediate(res));
   }
   keep = [];

@@ -1,17 +1,20 @@
 import { afterEach, beforeEach, describe, expect, it, jest } from '@jest/globals';
-import { MemoryReducer, QUIET_MS, REDUCE_AFTER_GROWTH_BYTES, type GcExtension } from '../../src/effects/memoryReducer.js';
+import { BURST_FULL_COLLECTIONS, MemoryReducer, QUIET_MS, REDUCE_AFTER_GROWTH_BYTES, type GcExtension } from '../../src/effects/memoryReducer.js';
 
 const MiB = 1024 * 1024;
 
 /** A reducer over a pretend heap: `heap.bytes` is what V8 has committed; a reduction brings it to `heap.live`. */
 function setUp() {
   const heap = { bytes: 20 * MiB, live: 16 * MiB };
+  const clock = { t: 1000 };
   const calls: Parameters<GcExtension>[0][] = [];
   const gc: GcExtension = (options) => {
     calls.push(options);
     heap.bytes = heap.live;
+    // The collection takes a while on the clock.
+    clock.t += 20;
   };
-  return { heap, calls, reducer: new MemoryReducer(gc, () => heap.bytes) };
+  return { heap, calls, clock, reducer: new MemoryReducer(gc, () => heap.bytes, () => clock.t) };
 }
 
 describe('MemoryReducer: one memory-reducing collection once a burst is over', () => {
@@ -21,7 +24,7 @@ describe('MemoryReducer: one memory-reducing collection once a burst is over', (
   it('when the heap grew and a quiet spell follows, then it runs one last-resort full collection', () => {
     const { heap, calls, reducer } = setUp();
     heap.bytes += REDUCE_AFTER_GROWTH_BYTES;
-    reducer.collected();
+    reducer.collected([]);
     jest.advanceTimersByTime(QUIET_MS * 3);
     expect(calls).toEqual([{ type: 'major', execution: 'sync', flavor: 'last-resort' }]);
     expect(heap.bytes).toBe(heap.live);
@@ -31,7 +34,7 @@ describe('MemoryReducer: one memory-reducing collection once a burst is over', (
     const { heap, calls, reducer } = setUp();
     heap.bytes += 2 * REDUCE_AFTER_GROWTH_BYTES;
     for (let i = 0; i < 20; i++) {
-      reducer.collected();
+      reducer.collected([]);
       jest.advanceTimersByTime(QUIET_MS / 2);
     }
     expect(calls).toHaveLength(0);
@@ -42,23 +45,61 @@ describe('MemoryReducer: one memory-reducing collection once a burst is over', (
   it('when the heap grew less than the threshold since the last reduction, then it never collects', () => {
     const { heap, calls, reducer } = setUp();
     heap.bytes += REDUCE_AFTER_GROWTH_BYTES - 1;
-    reducer.collected();
+    reducer.collected([]);
     jest.advanceTimersByTime(QUIET_MS * 10);
     expect(calls).toHaveLength(0);
   });
 
-  it('when it has reduced, then the next reduction waits for new growth above the reduced size', () => {
-    const { heap, calls, reducer } = setUp();
-    heap.bytes += REDUCE_AFTER_GROWTH_BYTES;
-    reducer.collected();
+  it('when a load ran more full collections of V8\'s own than a burst does, then its end is not reduced, and growth counts from there', () => {
+    const { heap, calls, clock, reducer } = setUp();
+    heap.bytes += 3 * REDUCE_AFTER_GROWTH_BYTES;
+    for (let i = 0; i <= BURST_FULL_COLLECTIONS; i++) {
+      reducer.collected([clock.t]);
+      jest.advanceTimersByTime(QUIET_MS / 2);
+    }
     jest.advanceTimersByTime(QUIET_MS * 3);
-    // The collection's own report arrives after it: no growth since, nothing more to do.
-    reducer.collected();
+    expect(calls).toHaveLength(0);
+    // The next burst runs no full collection; it is measured from the load's end.
+    heap.bytes += REDUCE_AFTER_GROWTH_BYTES - 1;
+    reducer.collected([]);
+    jest.advanceTimersByTime(QUIET_MS * 3);
+    expect(calls).toHaveLength(0);
+    heap.bytes += 1;
+    reducer.collected([]);
     jest.advanceTimersByTime(QUIET_MS * 3);
     expect(calls).toHaveLength(1);
+  });
+
+  it('when a burst ran one full collection (the old generation\'s first limit), then its end is still reduced', () => {
+    const { heap, calls, clock, reducer } = setUp();
+    heap.bytes += REDUCE_AFTER_GROWTH_BYTES;
+    reducer.collected([clock.t]);
+    jest.advanceTimersByTime(QUIET_MS * 3);
+    expect(calls).toHaveLength(1);
+  });
+
+  it('when its own collection is reported, then it does not count against the burst that follows', () => {
+    const { heap, calls, clock, reducer } = setUp();
+    heap.bytes += REDUCE_AFTER_GROWTH_BYTES;
+    reducer.collected([]);
+    jest.advanceTimersByTime(QUIET_MS * 3);
+    expect(calls).toHaveLength(1);
+    // V8 reports the reduction's own two full collections (within its time on the clock) as the next burst starts.
+    const ranAt = clock.t - 20;
     heap.bytes = heap.live + REDUCE_AFTER_GROWTH_BYTES;
-    reducer.collected();
+    reducer.collected([ranAt, ranAt + 10]);
     jest.advanceTimersByTime(QUIET_MS * 3);
     expect(calls).toHaveLength(2);
+  });
+
+  it('when V8 shrank the heap on its own, then growth counts from the smaller size', () => {
+    const { heap, calls, reducer } = setUp();
+    heap.bytes -= 2 * REDUCE_AFTER_GROWTH_BYTES;
+    reducer.collected([]);
+    jest.advanceTimersByTime(QUIET_MS * 3);
+    heap.bytes += REDUCE_AFTER_GROWTH_BYTES;
+    reducer.collected([]);
+    jest.advanceTimersByTime(QUIET_MS * 3);
+    expect(calls).toHaveLength(1);
   });
 });
