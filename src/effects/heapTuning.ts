@@ -1,7 +1,7 @@
 import module from 'node:module';
-import { constants as perfConstants, PerformanceObserver } from 'node:perf_hooks';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
-import { gcExtension, MemoryReducer } from './memoryReducer.js';
+import { gcExtension, isFullCollection, MemoryReducer } from './memoryReducer.js';
 
 /**
  * V8 flags the daemon sets on itself once it is ready, rather than on its command line, for the Node
@@ -54,7 +54,8 @@ export const youngGenerationBytes = (): number => getHeapSpaceStatistics().find(
  * Node 20 and 22 compile Node's own modules at every start, and every way of starting the daemon
  * would have to pass it. V8 reads the growth factor each time it grows the young generation, so
  * setting it at run time works; the collection that grows it runs before this hears of it, so the
- * size can pass the held size by one growth step until V8 next shrinks it.
+ * size can pass the held size by one growth step until V8 next shrinks it. Returns the check to
+ * run after each collection V8 reports.
  */
 function holdYoungGeneration(): () => void {
   let holding = false;
@@ -94,7 +95,7 @@ export function tuneHeapAfterStart(): boolean {
   const gc = gcExtension(Number(process.versions.node.split('.')[0]));
   const onCollection: Array<(fullAt: readonly number[]) => void> = [holdYoungGeneration(), ...(gc ? [new MemoryReducer(gc).collected] : [])];
   new PerformanceObserver((list) => {
-    const fullAt = list.getEntries().filter((e) => ((e as { detail?: unknown }).detail as { kind?: number } | null | undefined)?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR).map((e) => e.startTime);
+    const fullAt = list.getEntries().filter(isFullCollection).map((e) => e.startTime);
     for (const f of onCollection) f(fullAt);
   }).observe({ entryTypes: ['gc'] });
   return true;

@@ -1,7 +1,8 @@
+import { constants as perfConstants, type PerformanceEntry } from 'node:perf_hooks';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 
-/** Growth of the heap V8 has committed, since the last reduction, that makes the next quiet spell reduce it. */
+/** Growth of the heap V8 has committed, since the last full collection that shrank it, that makes a burst's end reduce it. */
 export const REDUCE_AFTER_GROWTH_BYTES = 4 * 1024 * 1024;
 
 /** A quiet spell: this long with no collection means the burst that grew the heap is over. */
@@ -15,6 +16,10 @@ export const BURST_FULL_COLLECTIONS = 1;
 
 /** V8's gc extension (`node --expose-gc`): a full collection that gives memory back is `flavor: 'last-resort'`. */
 export type GcExtension = (options: { type: 'major'; execution: 'sync'; flavor: 'last-resort' }) => void;
+
+/** Whether a `gc` performance entry is a full collection (mark-compact). */
+export const isFullCollection = (entry: PerformanceEntry): boolean =>
+  ((entry as { detail?: unknown }).detail as { kind?: number } | null | undefined)?.kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR;
 
 /** Bytes of heap V8 has committed now (every space). */
 export const committedHeapBytes = (): number => getHeapStatistics().total_heap_size;
