@@ -72,6 +72,7 @@ export class MemoryReducer {
   private timer: NodeJS.Timeout | undefined;
   /** When this reducer's own last collection ran (performance time, ms): V8 reports it as its own. */
   private own = { from: Number.NaN, to: Number.NaN };
+  private stopped = false;
 
   /**
    * `committed` reads the heap's committed bytes and `now` the performance clock (V8's own figure
@@ -87,6 +88,7 @@ export class MemoryReducer {
 
   /** V8 reported collections; `fullAt` holds the start times of the full ones (performance time, ms). */
   readonly collected = (fullAt: readonly number[]): void => {
+    if (this.stopped) return;
     this.collections += 1;
     for (const at of fullAt) if (!(at >= this.own.from && at <= this.own.to)) this.fullInBurst += 1;
     if (this.timer !== undefined) return;
@@ -98,7 +100,13 @@ export class MemoryReducer {
       }
       clearInterval(this.timer);
       this.timer = undefined;
-      this.burstOver();
+      try {
+        this.burstOver();
+      } catch (err) {
+        // Memory tuning must never end the daemon: say so once and stop reducing.
+        this.stopped = true;
+        process.emitWarning(`memory reducer stopped: ${err instanceof Error ? err.message : String(err)}`);
+      }
     }, QUIET_MS);
     // Waiting for a quiet spell never keeps the process alive.
     this.timer.unref();

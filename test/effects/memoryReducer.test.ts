@@ -102,4 +102,25 @@ describe('MemoryReducer: one memory-reducing collection once a burst is over', (
     jest.advanceTimersByTime(QUIET_MS * 3);
     expect(calls).toHaveLength(1);
   });
+
+  it('when the collection throws, then the timer does not throw: it warns once and reduces no more', () => {
+    const heap = { bytes: 20 * MiB };
+    let calls = 0;
+    const reducer = new MemoryReducer(() => { calls += 1; throw new Error('no gc here'); }, () => heap.bytes, () => 0);
+    const emit = jest.spyOn(process, 'emitWarning').mockImplementation(() => undefined);
+    let warnings: unknown[] = [];
+    try {
+      heap.bytes += REDUCE_AFTER_GROWTH_BYTES;
+      reducer.collected([]);
+      expect(() => jest.advanceTimersByTime(QUIET_MS * 3)).not.toThrow();
+      heap.bytes += 2 * REDUCE_AFTER_GROWTH_BYTES;
+      reducer.collected([]);
+      jest.advanceTimersByTime(QUIET_MS * 3);
+      warnings = emit.mock.calls.map((c) => c[0]);
+    } finally {
+      emit.mockRestore();
+    }
+    expect(calls).toBe(1);
+    expect(warnings).toEqual(['memory reducer stopped: no gc here']);
+  });
 });
