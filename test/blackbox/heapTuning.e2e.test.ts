@@ -106,6 +106,30 @@ describe('the daemon tunes its heap once it is ready', () => {
     expect(tuned.quiet).toBeLessThan(tuned.burst * 0.6);
   });
 
+  it('tells V8\'s full collections from its scavenges in the gc entries the reducer counts', () => {
+    const reducerModule = pathToFileURL(join(process.cwd(), 'dist', 'effects', 'memoryReducer.js')).href;
+    const script = `
+      import { PerformanceObserver } from 'node:perf_hooks';
+      const { isFullCollection } = await import(${JSON.stringify(reducerModule)});
+      const seen = [];
+      const obs = new PerformanceObserver((list) => { for (const e of list.getEntries()) seen.push(isFullCollection(e)); });
+      obs.observe({ entryTypes: ['gc'] });
+      globalThis.gc({ type: 'minor' });
+      await new Promise((res) => setTimeout(res, 50));
+      const minor = seen.splice(0);
+      globalThis.gc();
+      await new Promise((res) => setTimeout(res, 50));
+      obs.disconnect();
+      console.log(JSON.stringify({ minor, full: seen }));
+    `;
+    const r = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8' });
+    expect(r.stderr).toBe('');
+    const { minor, full } = JSON.parse(r.stdout) as { minor: boolean[]; full: boolean[] };
+    expect(minor.length).toBeGreaterThan(0);
+    expect(minor.every((f) => !f)).toBe(true);
+    expect(full).toContain(true);
+  });
+
   const flush = typeof (module as { flushCompileCache?: unknown }).flushCompileCache === 'function';
   let d: RunningDaemon | undefined;
   afterAll(async () => { await d?.stop(); });
